@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* merkle.c - streaming, filesystem-agnostic fs-verity Merkle tree builder */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "private.h"
+
+/* Data is read and hashed this many bytes at a time (a multiple of any block size). */
+#define E2V_CHUNK_SIZE (1u << 20)
+#define E2V_MAX_THREADS 64
+
+errcode_t e2verity_params_validate(struct e2verity_params *p)
+{
+	if (p->hash_alg == 0)
+		p->hash_alg = E2VERITY_HASH_SHA256;
+	if (p->block_size == 0)
+		p->block_size = E2VERITY_DEFAULT_BLOCK_SIZE;
+	if (!e2verity_hash_alg_by_num(p->hash_alg))
+		return E2VERITY_ET_BAD_HASH_ALG;
+	if (!e2v_is_power_of_2(p->block_size) || p->block_size < E2VERITY_MIN_BLOCK_SIZE ||
+	    p->block_size > E2VERITY_MAX_BLOCK_SIZE)
+		return E2VERITY_ET_BAD_BLOCK_SIZE;
+	if (p->salt_size > E2VERITY_MAX_SALT_SIZE)
+		return E2VERITY_ET_SALT_TOO_LONG;
+	if (p->threads > E2V_MAX_THREADS)
+		p->threads = E2V_MAX_THREADS;
+	return 0;
+}
+
+errcode_t e2verity_geometry(const struct e2verity_params *p, uint64_t data_size,
+			    struct e2verity_geometry *g)
+{
+	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(p->hash_alg);
+	uint64_t hashes_per_block, n, start = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (!alg)
+		return E2VERITY_ET_BAD_HASH_ALG;
+	hashes_per_block = p->block_size / alg->digest_size;
+	g->data_blocks = e2v_div_round_up(data_size, p->block_size);
+	for (n = g->data_blocks; n > 1;) {
+		if (g->num_levels == E2VERITY_MAX_LEVELS)
+			return E2VERITY_ET_TOO_MANY_LEVELS;
+		n = e2v_div_round_up(n, hashes_per_block);
+		g->level_blocks[g->num_levels++] = n;
+	}
+	/* The root level is stored first, the leaf level last. */
+	for (int i = g->num_levels - 1; i >= 0; i--) {
+		g->level_start[i] = start;
+		start += g->level_blocks[i];
+	}
+	g->tree_blocks = start;
+	g->tree_size = start * p->block_size;
+	return 0;
+}
+
+/* Parallel hashing of the data blocks of one chunk. */
+struct e2v_pool;
+
+struct e2v_worker {
+	struct e2v_pool *pool;
+	struct e2verity_hasher *hasher;
+	pthread_t thread;
+	unsigned int index;
+	errcode_t err;
+};
+
+struct e2v_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t start, done;
+	unsigned long generation;
+	unsigned int pending;
+	int quit;
+	/* the current job */
+	const uint8_t *data;
+	uint8_t *digests;
+	size_t nblocks;
+	unsigned int block_size, digest_size, nthreads;
+	struct e2v_worker workers[E2V_MAX_THREADS];
+};
+
+static errcode_t e2v_hash_slice(struct e2v_pool *pool, struct e2v_worker *w)
+{
+	size_t per = e2v_div_round_up(pool->nblocks, pool->nthreads);
+	size_t first = per * w->index;
+	size_t last = first + per < pool->nblocks ? first + per : pool->nblocks;
+	errcode_t err;
+
+	for (size_t i = first; i < last; i++) {
+		err = e2verity_hasher_block(w->hasher, pool->data + i * pool->block_size,
+					    pool->block_size, pool->digests + i * pool->digest_size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void *e2v_worker_main(void *arg)
+{
+	struct e2v_worker *w = arg;
+	struct e2v_pool *pool = w->pool;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&pool->lock);
+	for (;;) {
+		while (!pool->quit && pool->generation == seen)
+			pthread_cond_wait(&pool->start, &pool->lock);
+		if (pool->quit)
+			break;
+		seen = pool->generation;
+		pthread_mutex_unlock(&pool->lock);
+		w->err = e2v_hash_slice(pool, w);
+		pthread_mutex_lock(&pool->lock);
+		if (--pool->pending == 0)
+			pthread_cond_signal(&pool->done);
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return NULL;
+}
+
+static errcode_t e2v_pool_run(struct e2v_pool *pool, const uint8_t *data, size_t nblocks,
+			      uint8_t *digests)
+{
+	errcode_t err;
+
+	pool->data = data;
+	pool->nblocks = nblocks;
+	pool->digests = digests;
+	if (pool->nthreads > 1) {
+		pthread_mutex_lock(&pool->lock);
+		pool->pending = pool->nthreads - 1;
+		pool->generation++;
+		pthread_cond_broadcast(&pool->start);
+		pthread_mutex_unlock(&pool->lock);
+	}
+	/* the calling thread takes slice 0 */
+	err = e2v_hash_slice(pool, &pool->workers[0]);
+	if (pool->nthreads > 1) {
+		pthread_mutex_lock(&pool->lock);
+		while (pool->pending)
+			pthread_cond_wait(&pool->done, &pool->lock);
+		pthread_mutex_unlock(&pool->lock);
+	}
+	for (unsigned int i = 1; !err && i < pool->nthreads; i++)
+		err = pool->workers[i].err;
+	return err;
+}
+
+static void e2v_pool_stop(struct e2v_pool *pool, unsigned int started)
+{
+	pthread_mutex_lock(&pool->lock);
+	pool->quit = 1;
+	pthread_cond_broadcast(&pool->start);
+	pthread_mutex_unlock(&pool->lock);
+	for (unsigned int i = 1; i < started; i++)
+		pthread_join(pool->workers[i].thread, NULL);
+	for (unsigned int i = 1; i < pool->nthreads; i++)
+		e2verity_hasher_free(pool->workers[i].hasher);
+	pthread_mutex_destroy(&pool->lock);
+	pthread_cond_destroy(&pool->start);
+	pthread_cond_destroy(&pool->done);
+}
+
+static errcode_t e2v_pool_start(struct e2v_pool *pool, struct e2verity_hasher *hasher,
+				unsigned int nthreads, unsigned int block_size,
+				unsigned int digest_size)
+{
+	unsigned int i;
+	errcode_t err = 0;
+
+	memset(pool, 0, sizeof(*pool));
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->start, NULL);
+	pthread_cond_init(&pool->done, NULL);
+	pool->nthreads = nthreads ? nthreads : 1;
+	pool->block_size = block_size;
+	pool->digest_size = digest_size;
+	pool->workers[0].pool = pool;
+	pool->workers[0].hasher = hasher;
+	for (i = 1; i < pool->nthreads; i++) {
+		pool->workers[i].pool = pool;
+		pool->workers[i].index = i;
+		err = e2verity_hasher_dup(hasher, &pool->workers[i].hasher);
+		if (err)
+			break;
+	}
+	if (err) {
+		pool->nthreads = i;
+		e2v_pool_stop(pool, 1);
+		return err;
+	}
+	for (i = 1; i < pool->nthreads; i++) {
+		if (pthread_create(&pool->workers[i].thread, NULL, e2v_worker_main,
+				   &pool->workers[i])) {
+			e2v_pool_stop(pool, i);
+			return E2VERITY_ET_NO_MEMORY;
+		}
+	}
+	return 0;
+}
+
+/* One partly filled tree block per level: memory is bounded by the height. */
+struct e2v_builder {
+	const struct e2verity_params *p;
+	const struct e2verity_geometry *g;
+	struct e2verity_hasher *hasher;
+	unsigned int digest_size;
+	e2verity_tree_fn sink;
+	void *sink_ctx;
+	uint8_t *level_buf[E2VERITY_MAX_LEVELS];
+	size_t level_fill[E2VERITY_MAX_LEVELS];
+	uint64_t level_next[E2VERITY_MAX_LEVELS];
+	uint8_t root[E2VERITY_MAX_DIGEST_SIZE];
+};
+
+static errcode_t e2v_add_hash(struct e2v_builder *b, unsigned int level, const uint8_t *digest);
+
+static errcode_t e2v_emit_block(struct e2v_builder *b, unsigned int level)
+{
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+	uint8_t *buf = b->level_buf[level];
+	uint64_t index = b->g->level_start[level] + b->level_next[level]++;
+	errcode_t err;
+
+	memset(buf + b->level_fill[level], 0, b->p->block_size - b->level_fill[level]);
+	b->level_fill[level] = 0;
+	if (b->sink) {
+		err = b->sink(b->sink_ctx, buf, b->p->block_size, index * b->p->block_size);
+		if (err)
+			return err;
+	}
+	err = e2verity_hasher_block(b->hasher, buf, b->p->block_size, digest);
+	if (err)
+		return err;
+	return e2v_add_hash(b, level + 1, digest);
+}
+
+static errcode_t e2v_add_hash(struct e2v_builder *b, unsigned int level, const uint8_t *digest)
+{
+	if (level == b->g->num_levels) {
+		memcpy(b->root, digest, b->digest_size);
+		return 0;
+	}
+	memcpy(b->level_buf[level] + b->level_fill[level], digest, b->digest_size);
+	b->level_fill[level] += b->digest_size;
+	if (b->level_fill[level] + b->digest_size > b->p->block_size)
+		return e2v_emit_block(b, level);
+	return 0;
+}
+
+/* Hash every data block, feeding leaf digests into the level buffers. */
+static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2verity_read_fn read,
+			       void *read_ctx)
+{
+	const unsigned int bs = b->p->block_size;
+	struct e2v_pool pool;
+	uint8_t *chunk = NULL, *digests = NULL;
+	uint64_t pos = 0;
+	errcode_t err;
+
+	chunk = malloc(E2V_CHUNK_SIZE);
+	digests = malloc((E2V_CHUNK_SIZE / E2VERITY_MIN_BLOCK_SIZE) * E2VERITY_MAX_DIGEST_SIZE);
+	if (!chunk || !digests) {
+		err = E2VERITY_ET_NO_MEMORY;
+		goto out_free;
+	}
+	err = e2v_pool_start(&pool, b->hasher, b->p->threads, bs, b->digest_size);
+	if (err)
+		goto out_free;
+	while (pos < data_size) {
+		size_t len = data_size - pos < E2V_CHUNK_SIZE ? data_size - pos : E2V_CHUNK_SIZE;
+		size_t nblocks = e2v_div_round_up(len, bs);
+
+		err = read(read_ctx, chunk, len, pos);
+		if (err)
+			goto out;
+		/* a partial last block is hashed zero-padded */
+		memset(chunk + len, 0, nblocks * bs - len);
+		err = e2v_pool_run(&pool, chunk, nblocks, digests);
+		if (err)
+			goto out;
+		for (size_t i = 0; i < nblocks; i++) {
+			err = e2v_add_hash(b, 0, digests + i * b->digest_size);
+			if (err)
+				goto out;
+		}
+		pos += len;
+	}
+out:
+	e2v_pool_stop(&pool, pool.nthreads);
+out_free:
+	free(chunk);
+	free(digests);
+	return err;
+}
+
+errcode_t e2verity_compute(const struct e2verity_params *params, uint64_t data_size,
+			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
+			   void *tree_ctx, struct e2verity_result *res)
+{
+	struct e2verity_params p = *params;
+	struct e2v_builder b = { 0 };
+	const struct e2verity_hash_alg *alg;
+	struct e2verity_descriptor *d = &res->desc;
+	errcode_t err;
+	unsigned int i;
+
+	memset(res, 0, sizeof(*res));
+	err = e2verity_params_validate(&p);
+	if (err)
+		return err;
+	alg = e2verity_hash_alg_by_num(p.hash_alg);
+	err = e2verity_geometry(&p, data_size, &res->geo);
+	if (err)
+		return err;
+	b.p = &p;
+	b.g = &res->geo;
+	b.digest_size = alg->digest_size;
+	b.sink = tree;
+	b.sink_ctx = tree_ctx;
+	err = e2verity_hasher_new(p.hash_alg, p.salt, p.salt_size, &b.hasher);
+	if (err)
+		return err;
+	for (i = 0; i < res->geo.num_levels; i++) {
+		b.level_buf[i] = malloc(p.block_size);
+		if (!b.level_buf[i]) {
+			err = E2VERITY_ET_NO_MEMORY;
+			goto out;
+		}
+	}
+	err = e2v_hash_data(&b, data_size, read, read_ctx);
+	if (err)
+		goto out;
+	/* Flush the partial blocks, lowest level first: each feeds the next. */
+	for (i = 0; i < res->geo.num_levels; i++) {
+		if (b.level_fill[i]) {
+			err = e2v_emit_block(&b, i);
+			if (err)
+				goto out;
+		}
+	}
+
+	d->version = 1;
+	d->hash_algorithm = p.hash_alg;
+	d->log_blocksize = e2v_ilog2(p.block_size);
+	d->salt_size = p.salt_size;
+	d->data_size = data_size;
+	/* an empty file has no blocks and an all-zero root hash */
+	if (data_size)
+		memcpy(d->root_hash, b.root, alg->digest_size);
+	if (p.salt_size)
+		memcpy(d->salt, p.salt, p.salt_size);
+	res->digest_size = alg->digest_size;
+	err = e2verity_descriptor_digest(d, res->digest);
+out:
+	for (i = 0; i < res->geo.num_levels; i++)
+		free(b.level_buf[i]);
+	e2verity_hasher_free(b.hasher);
+	return err;
+}

@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# install-deps.sh - install what building and testing e2verity needs on Debian 12 (run as root)
+set -e
+PKGS="build-essential autoconf automake libtool pkg-config
+	libext2fs-dev comerr-dev e2fsprogs libssl-dev openssl check
+	fsverity
+	qemu-system-x86 linux-image-amd64 busybox-static keyutils cpio"
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages:$missing; run this script as root" >&2
+	exit 1
+fi
+apt-get update
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cmd_digest.c - `e2verity digest`: fs-verity digests of host files, as `fsverity digest` */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "cmd.h"
+
+int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		E2V_TREE_LONG_OPTIONS,
+		{ "compact", no_argument, NULL, OPT_COMPACT },
+		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct e2v_tree_opts t = { 0 };
+	int compact = 0, for_builtin_sig = 0, opt, r;
+
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		r = e2v_parse_tree_option(opt, optarg, &t);
+		if (r < 0)
+			return e2v_usage_error(cmd, NULL);
+		if (r > 0)
+			continue;
+		switch (opt) {
+		case OPT_COMPACT:
+			compact = 1;
+			break;
+		case OPT_FOR_BUILTIN_SIG:
+			for_builtin_sig = 1;
+			break;
+		case OPT_HELP:
+			e2v_usage(cmd, stdout);
+			return E2V_EXIT_OK;
+		default:
+			return e2v_usage_error(cmd, NULL);
+		}
+	}
+	if (optind >= argc)
+		return e2v_usage_error(cmd, "no FILE given");
+	if (e2verity_params_validate(&t.params))
+		return e2v_usage_error(cmd, "invalid tree parameters");
+
+	for (int i = optind; i < argc; i++) {
+		uint8_t formatted[E2VERITY_FORMATTED_DIGEST_MAX];
+		char hex[2 * E2VERITY_FORMATTED_DIGEST_MAX + 1];
+		struct e2verity_result res;
+		const char *doing;
+		size_t len;
+		errcode_t err;
+
+		err = e2v_digest_host_file(argv[i], &t, &res, &doing);
+		if (err) {
+			e2v_error(err, "while %s '%s'", doing, argv[i]);
+			return E2V_EXIT_FAILURE;
+		}
+		if (for_builtin_sig) {
+			e2verity_formatted_digest(t.params.hash_alg, res.digest, formatted, &len);
+			e2v_bin2hex(formatted, len, hex);
+		} else {
+			e2v_bin2hex(res.digest, res.digest_size, hex);
+		}
+		if (compact)
+			printf("%s\n", hex);
+		else if (for_builtin_sig)
+			printf("%s %s\n", hex, argv[i]);
+		else
+			printf("%s:%s %s\n", e2verity_hash_alg_by_num(t.params.hash_alg)->name, hex,
+			       argv[i]);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		e2v_error(errno, "while writing to standard output");
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* e2verity.c - the e2verity command: dispatch to one subcommand */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+const char *e2v_prog = "e2verity";
+
+static const struct e2v_command e2v_commands[] = {
+	{ "digest", cmd_digest, "Compute the fs-verity digest of host files",
+	  "FILE... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
+	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]" },
+};
+
+static void e2v_main_usage(FILE *f)
+{
+	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", e2v_prog);
+	for (size_t i = 0; i < sizeof(e2v_commands) / sizeof(e2v_commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", e2v_commands[i].name, e2v_commands[i].summary);
+	fprintf(f, "\n'%s COMMAND --help' shows the options of one command.\n"
+		   "Hash algorithms: sha256 sha512\n", e2v_prog);
+}
+
+int main(int argc, char *argv[])
+{
+	e2verity_init();
+	if (argc < 2) {
+		e2v_main_usage(stderr);
+		return E2V_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		e2v_main_usage(stdout);
+		return E2V_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
+		return E2V_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(e2v_commands) / sizeof(e2v_commands[0]); i++) {
+		if (strcmp(argv[1], e2v_commands[i].name) == 0)
+			return e2v_commands[i].func(&e2v_commands[i], argc - 1, argv + 1);
+	}
+	fprintf(stderr, "%s: unknown command '%s'\n", e2v_prog, argv[1]);
+	e2v_main_usage(stderr);
+	return E2V_EXIT_USAGE;
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* host_digest.c - fs-verity digest, tree and descriptor of a file on the host */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+static errcode_t e2v_read_fd(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	int fd = *(int *)ctx;
+	char *p = buf;
+
+	while (count) {
+		ssize_t n = pread(fd, p, count, offset);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (n == 0)
+			return E2VERITY_ET_SHORT_READ; /* the file shrank under us */
+		p += n;
+		count -= n;
+		offset += n;
+	}
+	return 0;
+}
+
+errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
+			       struct e2verity_result *res, const char **doing)
+{
+	struct e2v_outfile tree_out = { .fd = -1 }, desc_out = { .fd = -1 };
+	uint8_t raw[E2VERITY_DESCRIPTOR_SIZE];
+	struct stat st;
+	errcode_t err;
+	int fd;
+
+	*doing = "opening";
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	err = fstat(fd, &st) ? errno : 0;
+	if (!err && !S_ISREG(st.st_mode))
+		err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	if (err)
+		goto out;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (t->out_merkle_tree) {
+		*doing = "creating the Merkle tree file for";
+		err = e2v_outfile_open(&tree_out, t->out_merkle_tree);
+		if (err)
+			goto out;
+	}
+	*doing = "hashing";
+	err = e2verity_compute(&t->params, st.st_size, e2v_read_fd, &fd,
+			       t->out_merkle_tree ? e2v_tree_to_fd : NULL, &tree_out.fd, res);
+	if (err)
+		goto out;
+	if (t->out_descriptor) {
+		*doing = "writing the descriptor of";
+		e2verity_descriptor_encode(&res->desc, raw);
+		err = e2v_outfile_open(&desc_out, t->out_descriptor);
+		if (!err)
+			err = e2v_write_all(desc_out.fd, raw, sizeof(raw), 0);
+		if (!err)
+			err = e2v_outfile_commit(&desc_out);
+		if (err)
+			goto out;
+	}
+	if (t->out_merkle_tree) {
+		*doing = "writing the Merkle tree of";
+		err = e2v_outfile_commit(&tree_out);
+	}
+out:
+	e2v_outfile_abort(&tree_out);
+	e2v_outfile_abort(&desc_out);
+	close(fd);
+	return err;
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* util.c - option parsing, messages, hex and output files for the subcommands */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+void e2v_usage(const struct e2v_command *cmd, FILE *f)
+{
+	fprintf(f, "Usage: %s %s %s\n", e2v_prog, cmd->name, cmd->usage);
+}
+
+int e2v_usage_error(const struct e2v_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fprintf(stderr, "%s %s: ", e2v_prog, cmd->name);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	e2v_usage(cmd, stderr);
+	return E2V_EXIT_USAGE;
+}
+
+void e2v_error(errcode_t err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	com_err_va(e2v_prog, err, fmt, ap);
+	va_end(ap);
+}
+
+static int e2v_parse_block_size(const char *arg, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v < E2VERITY_MIN_BLOCK_SIZE ||
+	    v > E2VERITY_MAX_BLOCK_SIZE || (v & (v - 1)))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t)
+{
+	const struct e2verity_hash_alg *alg;
+	int n;
+
+	switch (opt) {
+	case OPT_HASH_ALG:
+		alg = e2verity_hash_alg_by_name(arg);
+		if (!alg) {
+			fprintf(stderr, "%s: unknown hash algorithm '%s' (known: sha256 sha512)\n",
+				e2v_prog, arg);
+			return -1;
+		}
+		t->params.hash_alg = alg->num;
+		return 1;
+	case OPT_BLOCK_SIZE:
+		if (e2v_parse_block_size(arg, &t->params.block_size)) {
+			fprintf(stderr,
+				"%s: invalid block size '%s': must be a power of 2 from 1024 to 65536\n",
+				e2v_prog, arg);
+			return -1;
+		}
+		return 1;
+	case OPT_SALT:
+		n = e2v_hex2bin(arg, t->salt, sizeof(t->salt));
+		if (n < 0) {
+			fprintf(stderr, "%s: invalid salt '%s': must be hex, at most %d bytes\n",
+				e2v_prog, arg, E2VERITY_MAX_SALT_SIZE);
+			return -1;
+		}
+		t->params.salt = t->salt;
+		t->params.salt_size = n;
+		return 1;
+	case OPT_OUT_MERKLE_TREE:
+		t->out_merkle_tree = arg;
+		return 1;
+	case OPT_OUT_DESCRIPTOR:
+		t->out_descriptor = arg;
+		return 1;
+	}
+	return 0;
+}
+
+void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		hex[2 * i] = digits[bin[i] >> 4];
+		hex[2 * i + 1] = digits[bin[i] & 15];
+	}
+	hex[2 * len] = '\0';
+}
+
+static int e2v_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max)
+{
+	size_t len = strlen(hex);
+
+	if (len % 2 || len / 2 > max)
+		return -1;
+	for (size_t i = 0; i < len / 2; i++) {
+		int hi = e2v_hexval(hex[2 * i]), lo = e2v_hexval(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		bin[i] = hi << 4 | lo;
+	}
+	return len / 2;
+}
+
+errcode_t e2v_write_all(int fd, const void *buf, size_t len, off_t offset)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, offset);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += n;
+		len -= n;
+		offset += n;
+	}
+	return 0;
+}
+
+errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t offset)
+{
+	return e2v_write_all(*(int *)ctx, block, size, offset);
+}
+
+errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path)
+{
+	o->path = path;
+	o->fd = -1;
+	if (asprintf(&o->tmp, "%s.e2verity-XXXXXX", path) < 0) {
+		o->tmp = NULL;
+		return ENOMEM;
+	}
+	o->fd = mkstemp(o->tmp);
+	if (o->fd < 0) {
+		errcode_t err = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		return err;
+	}
+	return 0;
+}
+
+errcode_t e2v_outfile_commit(struct e2v_outfile *o)
+{
+	errcode_t err = 0;
+	mode_t mask = umask(0);
+
+	umask(mask);
+	/* mkstemp makes 0600; give the file the mode a plain creat() would */
+	if (fchmod(o->fd, 0666 & ~mask) || fsync(o->fd) || close(o->fd))
+		err = errno;
+	o->fd = -1;
+	if (!err && rename(o->tmp, o->path))
+		err = errno;
+	if (err)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+	return err;
+}
+
+void e2v_outfile_abort(struct e2v_outfile *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp) {
+		unlink(o->tmp);
+		free(o->tmp);
+	}
+	o->fd = -1;
+	o->tmp = NULL;
+}
