@@ -311,6 +311,48 @@ void e2verity_signer_free(struct e2verity_signer *s);
 errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
 				    size_t sig_size, const char *certfile, const char *cafile);
 
+/* ---- ext4 placement -------------------------------------------------------- */
+
+/* Where ext4 keeps a verity file's metadata, as byte offsets in the file */
+struct e2verity_ext4_layout {
+	uint64_t merkle_pos; /* round_up(i_size, 64 KiB): the tree, root level first */
+	uint64_t desc_pos;   /* next fs block after the tree: descriptor, then signature */
+	uint32_t desc_size;  /* 256 + signature size */
+	uint64_t size_pos;   /* le32 desc_size: the last 4 bytes of the last block */
+	uint64_t end;	     /* size_pos + 4, a multiple of the fs block size */
+};
+
+/**
+ * e2verity_ext4_layout() - place a verity file's metadata past its data
+ * @data_size: i_size
+ * @tree_size: bytes of Merkle tree
+ * @sig_size: bytes of built-in signature, or 0
+ * @fs_block_size: filesystem block size
+ * @l: result
+ *
+ * Return: 0, E2VERITY_ET_SIG_TOO_LARGE or E2VERITY_ET_FILE_TOO_LARGE.
+ */
+errcode_t e2verity_ext4_layout(uint64_t data_size, uint64_t tree_size, uint32_t sig_size,
+			       unsigned int fs_block_size, struct e2verity_ext4_layout *l);
+
+/**
+ * e2verity_ext4_locate() - find the descriptor the way the kernel does
+ * @data_size: i_size
+ * @end: byte offset just past the last allocated block of the file
+ * @desc_size: the le32 read from the last 4 bytes before @end
+ * @fs_block_size: filesystem block size
+ * @l: result (merkle_pos, desc_pos, desc_size, size_pos, end)
+ *
+ * Mirrors ext4_get_verity_descriptor_location(): the descriptor starts on the
+ * fs block at or before @end - 4 - @desc_size and must not begin before the
+ * Merkle tree position.
+ *
+ * Return: 0, E2VERITY_ET_NO_DESCRIPTOR, E2VERITY_ET_DESC_TOO_SHORT or
+ * E2VERITY_ET_DESC_TOO_LARGE.
+ */
+errcode_t e2verity_ext4_locate(uint64_t data_size, uint64_t end, uint32_t desc_size,
+			       unsigned int fs_block_size, struct e2verity_ext4_layout *l);
+
 #ifdef __cplusplus
 }
 #endif
