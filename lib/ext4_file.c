@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ext4_file.c - internal: extent-mapped reads of an inode, in large runs, past EOF too */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ext4_file.h"
+
+static int e2v_extent_cmp(const void *a, const void *b)
+{
+	const struct e2v_extent *x = a, *y = b;
+
+	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
+}
+
+static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
+{
+	ext2_filsys fs = f->fs;
+	ext2_extent_handle_t handle = NULL;
+	struct ext2fs_extent ext;
+	size_t cap = 0;
+	errcode_t err;
+	int op = EXT2_EXTENT_ROOT;
+
+	free(f->extents);
+	f->extents = NULL;
+	f->nr_extents = 0;
+	f->tree_node_blocks = 0;
+	err = ext2fs_extent_open2(fs, f->ino, EXT2_INODE(&f->inode), &handle);
+	if (err)
+		return err;
+	for (;; op = EXT2_EXTENT_NEXT) {
+		err = ext2fs_extent_get(handle, op, &ext);
+		if (err == EXT2_ET_EXTENT_NO_NEXT) {
+			err = 0;
+			break;
+		}
+		if (err)
+			goto out;
+		if (!(ext.e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
+			/* an index entry, seen on the way down: it names one node block */
+			if (!(ext.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT))
+				f->tree_node_blocks++;
+			continue;
+		}
+		if (ext.e_len == 0)
+			continue;
+		/* a corrupt extent must not make us read outside the image */
+		if (ext.e_pblk < fs->super->s_first_data_block ||
+		    ext.e_pblk + ext.e_len > ext2fs_blocks_count(fs->super) ||
+		    ext.e_lblk + ext.e_len > (1ULL << 32)) {
+			err = E2VERITY_ET_CORRUPT;
+			goto out;
+		}
+		if (f->nr_extents == cap) {
+			struct e2v_extent *n;
+
+			cap = cap ? 2 * cap : 16;
+			n = realloc(f->extents, cap * sizeof(*n));
+			if (!n) {
+				err = E2VERITY_ET_NO_MEMORY;
+				goto out;
+			}
+			f->extents = n;
+		}
+		f->extents[f->nr_extents++] = (struct e2v_extent){
+			.lblk = ext.e_lblk,
+			.pblk = ext.e_pblk,
+			.len = ext.e_len,
+			.uninit = !!(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT),
+		};
+	}
+	qsort(f->extents, f->nr_extents, sizeof(*f->extents), e2v_extent_cmp);
+out:
+	ext2fs_extent_free(handle);
+	return err;
+}
+
+errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
+{
+	struct ext2_inode *inode = EXT2_INODE(&f->inode);
+	errcode_t err;
+
+	err = ext2fs_read_inode_full(f->fs, f->ino, inode, sizeof(f->inode));
+	if (err)
+		return err;
+	f->size = EXT2_I_SIZE(inode);
+	if (!LINUX_S_ISREG(inode->i_mode))
+		return E2VERITY_ET_NOT_REGULAR;
+	if (inode->i_flags & EXT4_INLINE_DATA_FL)
+		return E2VERITY_ET_INLINE_DATA;
+	if (!(inode->i_flags & EXT4_EXTENTS_FL))
+		return E2VERITY_ET_NO_EXTENTS;
+	return e2v_load_extents(f);
+}
+
+errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f)
+{
+	errcode_t err;
+
+	memset(f, 0, sizeof(*f));
+	f->fs = fs;
+	f->ino = ino;
+	f->bounce = malloc(fs->blocksize);
+	if (!f->bounce)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_ext4_file_reload(f);
+	if (err)
+		e2v_ext4_file_close(f);
+	return err;
+}
+
+void e2v_ext4_file_close(struct e2v_ext4_file *f)
+{
+	free(f->extents);
+	free(f->bounce);
+	f->extents = NULL;
+	f->bounce = NULL;
+	f->nr_extents = 0;
+}
+
+const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f)
+{
+	return f->nr_extents ? &f->extents[f->nr_extents - 1] : NULL;
+}
+
+/* The extent holding @lblk, or else the first one after it (or NULL). */
+static const struct e2v_extent *e2v_find_extent(const struct e2v_ext4_file *f, blk64_t lblk)
+{
+	size_t lo = 0, hi = f->nr_extents;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->extents[mid].lblk + f->extents[mid].len <= lblk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nr_extents ? &f->extents[lo] : NULL;
+}
+
+errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
+{
+	const unsigned int bs = f->fs->blocksize;
+	uint8_t *out = buf;
+	errcode_t err;
+
+	while (count) {
+		blk64_t lblk = offset / bs;
+		size_t in_block = offset % bs;
+		const struct e2v_extent *e = e2v_find_extent(f, lblk);
+		uint64_t run_blocks, run_bytes;
+
+		if (!e || e->lblk > lblk) {
+			/* a hole, up to the next extent */
+			run_bytes = e ? (e->lblk - lblk) * bs - in_block : count;
+			if (run_bytes > count)
+				run_bytes = count;
+			memset(out, 0, run_bytes);
+		} else if (e->uninit) {
+			run_bytes = (e->lblk + e->len - lblk) * bs - in_block;
+			if (run_bytes > count)
+				run_bytes = count;
+			memset(out, 0, run_bytes);
+		} else if (in_block || count < bs) {
+			/* a partial block goes through the bounce buffer */
+			err = io_channel_read_blk64(f->fs->io, e->pblk + (lblk - e->lblk), 1,
+						    f->bounce);
+			if (err)
+				return err;
+			run_bytes = bs - in_block < count ? bs - in_block : count;
+			memcpy(out, f->bounce + in_block, run_bytes);
+		} else {
+			/* whole blocks, physically contiguous: one large read */
+			run_blocks = e->lblk + e->len - lblk;
+			if (run_blocks > count / bs)
+				run_blocks = count / bs;
+			err = io_channel_read_blk64(f->fs->io, e->pblk + (lblk - e->lblk),
+						    run_blocks, out);
+			if (err)
+				return err;
+			run_bytes = run_blocks * bs;
+		}
+		out += run_bytes;
+		offset += run_bytes;
+		count -= run_bytes;
+	}
+	return 0;
+}
+
+errcode_t e2v_ext4_file_read_cb(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	return e2v_ext4_file_read(ctx, buf, count, offset);
+}
+
+errcode_t e2v_verity_meta_read(struct e2v_ext4_file *f, struct e2v_verity_meta *m)
+{
+	const unsigned int bs = f->fs->blocksize;
+	const struct e2v_extent *last = e2v_ext4_last_extent(f);
+	uint8_t word[4];
+	uint64_t end;
+	errcode_t err;
+
+	memset(m, 0, sizeof(*m));
+	if (!last)
+		return E2VERITY_ET_NO_DESCRIPTOR;
+	/* the kernel counts an unwritten last extent too; its size word reads 0 */
+	end = (last->lblk + last->len) * (uint64_t)bs;
+	err = e2v_ext4_file_read(f, word, sizeof(word), end - 4);
+	if (err)
+		return err;
+	err = e2verity_ext4_locate(f->size, end, e2v_get_le32(word), bs, &m->layout);
+	if (err)
+		return err;
+	m->raw = malloc(m->layout.desc_size);
+	if (!m->raw)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_ext4_file_read(f, m->raw, m->layout.desc_size, m->layout.desc_pos);
+	if (err)
+		return err;
+	err = e2verity_descriptor_decode(m->raw, m->layout.desc_size, &m->desc);
+	if (err)
+		return err;
+	m->sig = m->desc.sig_size ? m->raw + E2VERITY_DESCRIPTOR_SIZE : NULL;
+	return 0;
+}
+
+void e2v_verity_meta_free(struct e2v_verity_meta *m)
+{
+	free(m->raw);
+	m->raw = NULL;
+	m->sig = NULL;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ext4_file.h - internal: read any byte range of an extent-mapped inode, find its verity metadata */
+#ifndef E2VERITY_EXT4_FILE_H
+#define E2VERITY_EXT4_FILE_H
+
+#include "private.h"
+
+struct e2v_extent {
+	blk64_t lblk;
+	blk64_t pblk;
+	uint32_t len;
+	int uninit; /* unwritten: reads as zeros */
+};
+
+struct e2v_ext4_file {
+	ext2_filsys fs;
+	ext2_ino_t ino;
+	struct ext2_inode_large inode;
+	uint64_t size; /* i_size */
+	/* every leaf extent, sorted by logical block */
+	struct e2v_extent *extents;
+	size_t nr_extents;
+	/* blocks used by the extent tree itself (index and leaf nodes outside the inode) */
+	blk64_t tree_node_blocks;
+	uint8_t *bounce; /* one fs block */
+};
+
+/*
+ * Opens an inode for reading.  Fails with E2VERITY_ET_NOT_REGULAR,
+ * E2VERITY_ET_INLINE_DATA or E2VERITY_ET_NO_EXTENTS for inodes whose data
+ * is not in extents.
+ */
+errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f);
+void e2v_ext4_file_close(struct e2v_ext4_file *f);
+/* Re-reads the inode and its extents after the file was changed. */
+errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f);
+
+/*
+ * Reads @count bytes at byte @offset, inside i_size or past it (where verity
+ * metadata lives).  Holes and unwritten extents read as zeros.
+ */
+errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset);
+/* an e2verity_read_fn over e2v_ext4_file_read() */
+errcode_t e2v_ext4_file_read_cb(void *ctx, void *buf, size_t count, uint64_t offset);
+
+/* The extent with the highest logical start, as the kernel finds it; NULL if none. */
+const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f);
+
+/* A verity inode's metadata, found the way the kernel finds it */
+struct e2v_verity_meta {
+	struct e2verity_ext4_layout layout;
+	uint8_t *raw; /* layout.desc_size bytes: the descriptor, then the signature */
+	struct e2verity_descriptor desc;
+	const uint8_t *sig; /* inside raw, desc.sig_size bytes */
+};
+
+/*
+ * Locates, reads and decodes the descriptor.  On a decode error @m still holds
+ * the raw bytes and what could be decoded; free it with e2v_verity_meta_free().
+ */
+errcode_t e2v_verity_meta_read(struct e2v_ext4_file *f, struct e2v_verity_meta *m);
+void e2v_verity_meta_free(struct e2v_verity_meta *m);
+
+#endif /* E2VERITY_EXT4_FILE_H */
