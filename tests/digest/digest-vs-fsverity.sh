@@ -1,2 +1,71 @@
 #!/bin/sh
-exit 77
+# SPDX-License-Identifier: GPL-2.0-or-later
+# digest-vs-fsverity.sh - e2verity digest must be byte-identical to fsverity-utils' fsverity digest
+. "${top_srcdir:-.}/tests/lib.sh"
+require_cmd fsverity
+t_tmpdir
+cd "$T_TMP" || exit 1
+
+B=4096
+for n in 0 1 4095 4096 4097 65535 65536 65537 $((128 * B - 1)) $((128 * B)) $((128 * B + 1)) \
+	$((8 * 1024 * 1024 + 1)); do
+	make_data "f$n" "$n"
+done
+# three levels of 4K SHA-256 blocks need more than 64 MiB: a sparse file keeps it quick
+make_sparse sparse $((64 * 1024 * 1024 + 4097))
+
+SALT=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+for f in f* sparse; do
+	for alg in sha256 sha512; do
+		for bs in 1024 4096 65536; do
+			for salt in "" "--salt=$SALT" "--salt=ab"; do
+				# shellcheck disable=SC2086
+				set -- --hash-alg=$alg --block-size=$bs $salt
+				want=$(fsverity digest "$@" --out-merkle-tree=t1 --out-descriptor=d1 "$f")
+				got=$("$E2VERITY" digest "$@" --out-merkle-tree=t2 --out-descriptor=d2 "$f")
+				what="$f $*"
+				[ "$want" = "$got" ] || { fail "$what: '$got' != '$want'"; continue; }
+				cmp -s t1 t2 || { fail "$what: Merkle trees differ"; continue; }
+				cmp -s d1 d2 || { fail "$what: descriptors differ"; continue; }
+				pass "$what"
+			done
+		done
+	done
+done
+
+# the output forms, several files at once
+for opts in "" "--compact" "--for-builtin-sig" "--compact --for-builtin-sig" \
+	"--hash-alg=sha512 --for-builtin-sig"; do
+	# shellcheck disable=SC2086
+	want=$(fsverity digest $opts f0 f4097 sparse)
+	# shellcheck disable=SC2086
+	got=$("$E2VERITY" digest $opts f0 f4097 sparse)
+	check "output form '$opts'" test "$want" = "$got"
+done
+
+# bad input: one clear line, usage status 2 or failure status 1, no output files left
+expect_fail "unknown hash" 2 "unknown hash algorithm 'md5'" "$E2VERITY" digest --hash-alg=md5 f1
+expect_fail "block size not a power of 2" 2 "invalid block size '3000'" \
+	"$E2VERITY" digest --block-size=3000 f1
+expect_fail "block size too small" 2 "invalid block size '512'" "$E2VERITY" digest --block-size=512 f1
+expect_fail "block size too large" 2 "invalid block size '131072'" \
+	"$E2VERITY" digest --block-size=131072 f1
+expect_fail "salt not hex" 2 "invalid salt 'xyz1'" "$E2VERITY" digest --salt=xyz1 f1
+expect_fail "salt too long" 2 "invalid salt" "$E2VERITY" digest --salt="${SALT}00" f1
+expect_fail "no file" 2 "no FILE given" "$E2VERITY" digest
+expect_fail "unknown option" 2 "Usage:" "$E2VERITY" digest --bogus f1
+expect_fail "missing file" 1 "No such file or directory while opening 'missing'" \
+	"$E2VERITY" digest missing
+expect_fail "directory" 1 "Is a directory while opening '.'" "$E2VERITY" digest .
+mkdir ro
+expect_fail "tree file not creatable" 1 "while creating the Merkle tree file for 'f1'" \
+	"$E2VERITY" digest --out-merkle-tree=nodir/t f1
+expect_fail "directory, with output files" 1 "Is a directory while opening 'ro'" \
+	"$E2VERITY" digest --out-merkle-tree=t3 --out-descriptor=d3 ro
+check "no output files left behind" test ! -e t3 -a ! -e d3
+check "no temporary files left behind" sh -c '! ls | grep -q e2verity-'
+expect_fail "unknown command" 2 "unknown command 'frobnicate'" "$E2VERITY" frobnicate
+check "--version" sh -c "'$E2VERITY' --version | grep -q '^e2verity [0-9]'"
+check "--help lists digest" sh -c "'$E2VERITY' --help | grep -q digest"
+check "digest --help" sh -c "'$E2VERITY' digest --help | grep -q 'out-merkle-tree'"
+finish

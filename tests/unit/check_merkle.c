@@ -1,4 +1,226 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_merkle.c - placeholder */
+/* check_merkle.c - unit tests of lib/merkle.c against fsverity-utils' digests and trees */
+#include <errno.h>
+
 #include "unit.h"
-int main(void) { return 0; }
+
+/*
+ * Test data: byte i of a file is (i * 31 + (i >> 12)) & 255, made for
+ * fsverity-utils v1.5 with
+ *   gen() { python3 -c "import sys; n=int(sys.argv[1]); \
+ *     sys.stdout.buffer.write(bytes((i*31+(i>>12))&255 for i in range(n)))" $1; }
+ *   gen N > f; fsverity digest --compact [opts] --out-merkle-tree=t f; sha256sum t
+ */
+struct vector {
+	uint64_t size;
+	unsigned int alg, block_size;
+	const char *salt_hex;
+	const char *digest;
+	const char *tree_sha256; /* NULL: no tree (empty output file) */
+	uint64_t tree_size;
+};
+
+static const struct vector vectors[] = {
+	{ 0, 1, 4096, "", "3d248ca542a24fc62d1c43b916eae5016878e2533c88238480b26128a1f1af95", NULL,
+	  0 },
+	{ 1, 1, 4096, "", "b803429503d95915829b29fdbc8bbad142f3abfd11b1cadf5526582e685c0551", NULL,
+	  0 },
+	{ 4096, 1, 4096, "", "fd2da0056dd5efbed78468c371717b57e71c7189bf2698a96bdefc4b14c875f3",
+	  NULL, 0 },
+	{ 4097, 1, 4096, "", "55948f6041d8f87d9bb200776300310673bc5afd841adcea72e7904fb34125ae",
+	  "bc6e4cfdac1ba7a477019105c8e06a401c9b69d07e17da9203b86ede5c8cdd48", 4096 },
+	{ 524289, 1, 4096, "",
+	  "5fdcfe47a593c188131dd7281facf89d98d9633b36a06f1e2761b6ff5ca85701",
+	  "b839413098a2310ddb49202c8748014d8d2bcc88fa34066e8b4b062193d5463b", 3 * 4096 },
+	/* --block-size=1024: three levels */
+	{ 1048577, 1, 1024, "",
+	  "e48c2451940bcd5430efa1f67eb8a52e5b30bce7a8340c3d4367879b712f376f",
+	  "95f585422aae92cd7d6185aaf60922814479f21eafa00902c2c8bbef06967d8c", 36864 },
+	/* --hash-alg=sha512 --salt=deadbeef */
+	{ 524289, 2, 4096, "deadbeef",
+	  "fb3f1adf6d9173e9f42cd8b90ce74f61b8c1dda0ef9aca00d0de5d4de0fc084c"
+	  "ec64e4d8558e2d46928a1e1c4603ba924787c21f940248b1af4d92b35013be3c",
+	  "26f0c9b66dec2960c3360f69738207e1a30f9f63174cdec71d686122d4ee4045", 16384 },
+	/* --block-size=65536 */
+	{ 200000, 1, 65536, "",
+	  "785acb16558504a48eba5c176bff0541bc2577c70d8372699d98ea5961723c1f", NULL, 65536 },
+};
+
+static errcode_t read_pattern(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	uint8_t *p = buf;
+	uint64_t size = *(uint64_t *)ctx;
+
+	ck_assert_uint_le(offset + count, size);
+	for (size_t i = 0; i < count; i++) {
+		uint64_t pos = offset + i;
+
+		p[i] = (pos * 31 + (pos >> 12)) & 255;
+	}
+	return 0;
+}
+
+struct tree_buf {
+	uint8_t *data;
+	uint64_t size;
+	uint64_t blocks_seen;
+};
+
+static errcode_t collect_tree(void *ctx, const void *block, size_t size, uint64_t offset)
+{
+	struct tree_buf *t = ctx;
+
+	ck_assert_uint_le(offset + size, t->size);
+	ck_assert_uint_eq(offset % size, 0);
+	memcpy(t->data + offset, block, size);
+	t->blocks_seen++;
+	return 0;
+}
+
+static void run_vector(const struct vector *v, unsigned int threads)
+{
+	uint8_t salt[32], want[64], got[32];
+	struct e2verity_params p = {
+		.hash_alg = v->alg,
+		.block_size = v->block_size,
+		.salt = salt,
+		.salt_size = strlen(v->salt_hex) / 2,
+		.threads = threads,
+	};
+	struct e2verity_result res;
+	struct tree_buf t = { 0 };
+	uint64_t size = v->size;
+
+	unit_hex2bin(v->salt_hex, salt, p.salt_size);
+	ck_assert_int_eq(e2verity_params_validate(&p), 0);
+	ck_assert_int_eq(e2verity_geometry(&p, v->size, &res.geo), 0);
+	ck_assert_uint_eq(res.geo.tree_size, v->tree_size);
+	t.size = res.geo.tree_size;
+	t.data = calloc(1, t.size + 1);
+	ck_assert_int_eq(e2verity_compute(&p, v->size, read_pattern, &size, collect_tree, &t, &res),
+			 0);
+	unit_hex2bin(v->digest, want, res.digest_size);
+	ck_assert_mem_eq(res.digest, want, res.digest_size);
+	ck_assert_uint_eq(t.blocks_seen, v->tree_size / v->block_size);
+	if (v->tree_sha256) {
+		e2verity_hash_buf(E2VERITY_HASH_SHA256, t.data, t.size, got);
+		unit_hex2bin(v->tree_sha256, want, 32);
+		ck_assert_mem_eq(got, want, 32);
+	}
+	ck_assert_uint_eq(res.desc.data_size, v->size);
+	ck_assert_uint_eq(res.desc.sig_size, 0);
+	free(t.data);
+}
+
+START_TEST(test_vectors)
+{
+	run_vector(&vectors[_i], 1);
+}
+END_TEST
+
+START_TEST(test_vectors_threaded)
+{
+	run_vector(&vectors[_i], 3);
+}
+END_TEST
+
+/* FORMAT.md §2.3: 70,000,000 bytes -> levels 134, 2, 1; 137 blocks, root first */
+START_TEST(test_geometry_three_levels)
+{
+	struct e2verity_params p = { 0 };
+	struct e2verity_geometry g;
+
+	ck_assert_int_eq(e2verity_params_validate(&p), 0);
+	ck_assert_int_eq(e2verity_geometry(&p, 70000000, &g), 0);
+	ck_assert_uint_eq(g.data_blocks, 17090);
+	ck_assert_uint_eq(g.num_levels, 3);
+	ck_assert_uint_eq(g.level_blocks[0], 134);
+	ck_assert_uint_eq(g.level_blocks[1], 2);
+	ck_assert_uint_eq(g.level_blocks[2], 1);
+	ck_assert_uint_eq(g.level_start[2], 0);
+	ck_assert_uint_eq(g.level_start[1], 1);
+	ck_assert_uint_eq(g.level_start[0], 3);
+	ck_assert_uint_eq(g.tree_size, 137 * 4096);
+}
+END_TEST
+
+START_TEST(test_too_many_levels)
+{
+	struct e2verity_params p = { .hash_alg = E2VERITY_HASH_SHA512, .block_size = 1024 };
+	struct e2verity_geometry g;
+
+	/* 16 hashes per block: 8 levels cover 16^8 blocks of 1 KiB */
+	ck_assert_int_eq(e2verity_geometry(&p, (1ULL << 32) * 1024, &g), 0);
+	ck_assert_int_eq(e2verity_geometry(&p, (1ULL << 32) * 1024 + 1, &g),
+			 E2VERITY_ET_TOO_MANY_LEVELS);
+}
+END_TEST
+
+START_TEST(test_bad_params)
+{
+	struct e2verity_params p = { .hash_alg = 3 };
+	struct e2verity_result res;
+	uint64_t size = 10;
+
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_BAD_HASH_ALG);
+	p = (struct e2verity_params){ .block_size = 3000 };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_BAD_BLOCK_SIZE);
+	p = (struct e2verity_params){ .block_size = 512 };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_BAD_BLOCK_SIZE);
+	p = (struct e2verity_params){ .block_size = 131072 };
+	ck_assert_int_eq(e2verity_compute(&p, size, read_pattern, &size, NULL, NULL, &res),
+			 E2VERITY_ET_BAD_BLOCK_SIZE);
+	p = (struct e2verity_params){ .salt_size = 33 };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_SALT_TOO_LONG);
+	p = (struct e2verity_params){ 0 };
+	ck_assert_int_eq(e2verity_params_validate(&p), 0);
+	ck_assert_uint_eq(p.hash_alg, E2VERITY_HASH_SHA256);
+	ck_assert_uint_eq(p.block_size, 4096);
+}
+END_TEST
+
+static errcode_t read_fails_late(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	if (offset > 0)
+		return EIO;
+	memset(buf, 0, count);
+	return 0;
+}
+
+static errcode_t sink_fails(void *ctx, const void *block, size_t size, uint64_t offset)
+{
+	return ENOSPC;
+}
+
+START_TEST(test_callback_errors)
+{
+	struct e2verity_params p = { .threads = _i };
+	struct e2verity_result res;
+	uint64_t size = 5 << 20;
+
+	ck_assert_int_eq(e2verity_compute(&p, size, read_fails_late, NULL, NULL, NULL, &res), EIO);
+	ck_assert_int_eq(e2verity_compute(&p, size, read_pattern, &size, sink_fails, NULL, &res),
+			 ENOSPC);
+}
+END_TEST
+
+static Suite *merkle_suite(void)
+{
+	Suite *s = suite_create("merkle");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_vectors, 0, sizeof(vectors) / sizeof(vectors[0]));
+	tcase_add_loop_test(tc, test_vectors_threaded, 0, sizeof(vectors) / sizeof(vectors[0]));
+	tcase_add_test(tc, test_geometry_three_levels);
+	tcase_add_test(tc, test_too_many_levels);
+	tcase_add_test(tc, test_bad_params);
+	tcase_add_loop_test(tc, test_callback_errors, 1, 3);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(merkle_suite());
+}
