@@ -62,6 +62,9 @@ int e2v_usage_error(const struct e2v_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void e2v_error(errcode_t err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* hashing threads when the user gives none: one per online CPU */
+unsigned int e2v_default_threads(void);
+
 void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex);
 /* Parses hex; returns the number of bytes, or -1 if not hex or longer than @max. */
 int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max);

@@ -40,6 +40,7 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 	if (optind >= argc)
 		return e2v_usage_error(cmd, "no FILE given");
+	t.params.threads = e2v_default_threads();
 	if (e2verity_params_validate(&t.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 

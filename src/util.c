@@ -98,6 +98,13 @@ int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t)
 	return 0;
 }
 
+unsigned int e2v_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 16 ? 16 : n;
+}
+
 void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex)
 {
 	static const char digits[] = "0123456789abcdef";
