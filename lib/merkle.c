@@ -79,6 +79,8 @@ struct e2v_pool {
 	uint8_t *digests;
 	size_t nblocks;
 	unsigned int block_size, digest_size, nthreads;
+	/* hash of an all-zero block: holes and zeroed regions cost a compare, not a hash */
+	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
 	struct e2v_worker workers[E2V_MAX_THREADS];
 };
 
@@ -90,8 +92,14 @@ static errcode_t e2v_hash_slice(struct e2v_pool *pool, struct e2v_worker *w)
 	errcode_t err;
 
 	for (size_t i = first; i < last; i++) {
-		err = e2verity_hasher_block(w->hasher, pool->data + i * pool->block_size,
-					    pool->block_size, pool->digests + i * pool->digest_size);
+		const uint8_t *block = pool->data + i * pool->block_size;
+		uint8_t *digest = pool->digests + i * pool->digest_size;
+
+		if (e2v_all_zero(block, pool->block_size)) {
+			memcpy(digest, pool->zero_digest, pool->digest_size);
+			continue;
+		}
+		err = e2verity_hasher_block(w->hasher, block, pool->block_size, digest);
 		if (err)
 			return err;
 	}
@@ -169,9 +177,17 @@ static errcode_t e2v_pool_start(struct e2v_pool *pool, struct e2verity_hasher *h
 				unsigned int digest_size)
 {
 	unsigned int i;
+	uint8_t *zeros;
 	errcode_t err = 0;
 
 	memset(pool, 0, sizeof(*pool));
+	zeros = calloc(1, block_size);
+	if (!zeros)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2verity_hasher_block(hasher, zeros, block_size, pool->zero_digest);
+	free(zeros);
+	if (err)
+		return err;
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->start, NULL);
 	pthread_cond_init(&pool->done, NULL);
