@@ -16,7 +16,6 @@ KHARNESS_DIR=${KHARNESS_DIR:-${top_srcdir:-.}/tests/kernel}
 # kh_skip MESSAGE - report why the test cannot run and exit 77 (automake SKIP)
 kh_skip()
 {
-	echo "SKIP: $*"
 	echo "SKIP: $*" >&2
 	exit 77
 }

@@ -112,7 +112,8 @@ if [ -z "$end" ] || ! grep -aq '^E2V-BEGIN$' "$work/out.txt"; then
 		if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 			echo "run.sh: the guest did not finish: timeout after ${timeout_s} s"
 		else
-			echo "run.sh: the guest did not finish (qemu exit status $qrc, ${secs} s)"
+			why=$(tr -d '\r' <"$work/console" | grep -a -m1 -o 'Kernel panic - .*' || true)
+			echo "run.sh: the guest did not finish (${why:-qemu exit status $qrc}, ${secs} s)"
 		fi
 		grep -a '^E2V-INIT-FAIL' "$work/out.txt" || true
 		echo "--- qemu output:"
