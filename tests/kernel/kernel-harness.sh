@@ -12,6 +12,7 @@ set -eu
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 KHARNESS_DIR=$top_srcdir/tests/kernel
+# shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
 . "$KHARNESS_DIR/kernel-lib.sh"
 kh_require
 for t in mke2fs e2fsck debugfs od sha256sum truncate; do

@@ -14,6 +14,7 @@
 set -eu
 
 KHARNESS_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
 . "$KHARNESS_DIR/kernel-lib.sh"
 
 usage()

@@ -12,6 +12,7 @@
 set -eu
 
 KHARNESS_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
 . "$KHARNESS_DIR/kernel-lib.sh"
 
 # What the guest needs: virtio disks, ext4 (crc32c for metadata_csum), sha512 for fs-verity's second
