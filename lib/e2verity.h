@@ -271,8 +271,15 @@ struct e2verity_signer;
  * @key_pass: pass phrase of an encrypted key, or NULL
  * @ret: the signer
  *
- * Return: 0, E2VERITY_ET_KEY_LOAD, E2VERITY_ET_KEY_PASS_NEEDED,
- * E2VERITY_ET_CERT_LOAD or E2VERITY_ET_KEY_CERT_MISMATCH.
+ * The key may be PKCS#8 or a traditional RSA/EC key, encrypted or not; other
+ * PEM blocks in the files are skipped.  The library never prompts: an encrypted
+ * key without @key_pass gives E2VERITY_ET_KEY_PASS_NEEDED, and the caller may
+ * ask the user and call again.
+ *
+ * Return: 0, an errno value if a file cannot be opened (EISDIR for a
+ * directory), E2VERITY_ET_KEY_LOAD, E2VERITY_ET_KEY_PASS_NEEDED,
+ * E2VERITY_ET_KEY_BAD_PASS, E2VERITY_ET_CERT_LOAD or
+ * E2VERITY_ET_KEY_CERT_MISMATCH.
  */
 errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
 			       struct e2verity_signer **ret);
@@ -285,7 +292,13 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
  * @sig: DER signature, allocated; free() it
  * @sig_size: its size
  *
- * Return: 0 or an error code.
+ * Signs the struct fsverity_formatted_digest with a detached PKCS#7 SignedData
+ * that has no signed attributes and no certificates, and the file's hash as its
+ * digest algorithm: for the same key, certificate and digest the bytes are
+ * those of `fsverity sign` (RSA signatures are deterministic, ECDSA are not).
+ *
+ * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_SIGN,
+ * E2VERITY_ET_SIG_TOO_LARGE or E2VERITY_ET_NO_MEMORY.
  */
 errcode_t e2verity_sign_digest(const struct e2verity_signer *s, unsigned int alg,
 			       const uint8_t *digest, uint8_t **sig, size_t *sig_size);
@@ -305,8 +318,16 @@ void e2verity_signer_free(struct e2verity_signer *s);
  * @certfile: PEM certificate of the signer
  * @cafile: PEM CA the certificate must chain to, or NULL
  *
- * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID,
- * E2VERITY_ET_CERT_LOAD or E2VERITY_ET_CERT_UNTRUSTED.
+ * The signature must be a detached PKCS#7 SignedData (what the kernel accepts)
+ * made over the struct fsverity_formatted_digest by the key of @certfile; the
+ * certificates inside the message, if any, are ignored.  Without @cafile the
+ * certificate itself is not checked.  With it, the certificate must chain to
+ * one of the certificates in @cafile, each of which is trusted as an anchor
+ * (like a key in the kernel's .fs-verity keyring); validity dates are ignored.
+ *
+ * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID, an errno
+ * value if @certfile cannot be opened, E2VERITY_ET_CERT_LOAD,
+ * E2VERITY_ET_CA_LOAD (any problem with @cafile) or E2VERITY_ET_CERT_UNTRUSTED.
  */
 errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
 				    size_t sig_size, const char *certfile, const char *cafile);
