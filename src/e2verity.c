@@ -13,6 +13,10 @@ static const struct e2v_command e2v_commands[] = {
 	{ "digest", cmd_digest, "Compute the fs-verity digest of host files",
 	  "FILE... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]" },
+	{ "sign", cmd_sign, "Sign the fs-verity digest of a host file (PKCS#7, as fsverity sign)",
+	  "FILE OUT_SIGFILE --key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]\n"
+	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
+	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]" },
 };
 
 static void e2v_main_usage(FILE *f)
