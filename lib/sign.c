@@ -138,6 +138,8 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
 	errcode_t err;
 
 	*ret = NULL;
+	if (!keyfile)
+		return E2VERITY_ET_KEY_LOAD;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return E2VERITY_ET_NO_MEMORY;
@@ -333,6 +335,8 @@ errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, con
 	err = e2verity_formatted_digest(alg, digest, msg, &msg_len);
 	if (err)
 		return err;
+	if (!certfile)
+		return E2VERITY_ET_CERT_LOAD;
 	ERR_set_mark();
 	err = e2v_parse_pkcs7(sig, sig_size, &p7);
 	if (err)

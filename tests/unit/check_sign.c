@@ -369,6 +369,8 @@ START_TEST(test_load_errors)
 			 ENOENT);
 	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], "/nonexistent/c.pem", NULL, &s),
 			 ENOENT);
+	ck_assert_int_eq(e2verity_signer_load(NULL, paths[F_EC_CERT], NULL, &s),
+			 E2VERITY_ET_KEY_LOAD);
 	ck_assert_int_eq(e2verity_signer_load(tmpdir, paths[F_EC_CERT], NULL, &s), EISDIR);
 	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], tmpdir, NULL, &s), EISDIR);
 	ck_assert_uint_eq(ERR_peek_error(), 0);
@@ -452,6 +454,9 @@ START_TEST(test_ca)
 	ck_assert_int_eq(e2verity_verify_signature(E2VERITY_HASH_SHA256, digest, sig, sig_size,
 						   "/nonexistent/c.pem", NULL),
 			 ENOENT);
+	ck_assert_int_eq(
+		e2verity_verify_signature(E2VERITY_HASH_SHA256, digest, sig, sig_size, NULL, NULL),
+		E2VERITY_ET_CERT_LOAD);
 	free(sig);
 }
 END_TEST
