@@ -89,9 +89,24 @@ static errcode_t e2v_diagnose_location(struct e2v_check *c, struct e2v_ext4_file
 	struct e2verity_ext4_layout want;
 	struct e2verity_finding fi = { 0 };
 
-	if (!e2v_guess_layout(f, &want))
+	if (!e2v_guess_layout(f, &want)) {
+		/*
+		 * No descriptor anywhere ext4 could have put it.  If the extents end
+		 * before even the smallest tree (SHA-256, 64 KiB blocks) and a bare
+		 * descriptor would, the metadata was cut short.
+		 */
+		struct e2verity_params p = { .hash_alg = E2VERITY_HASH_SHA256,
+					     .block_size = E2VERITY_MAX_BLOCK_SIZE };
+		struct e2verity_geometry g;
+
+		if (!e2verity_geometry(&p, f->size, &g) &&
+		    !e2verity_ext4_layout(f->size, g.tree_size, 0, bs, &want) &&
+		    got->end < want.end)
+			return e2v_report_values(c, E2VERITY_PR_METADATA_TRUNCATED, got->end,
+						 want.end, 0);
 		return e2v_report_values(c, E2VERITY_PR_NO_DESCRIPTOR, got->desc_size, 0,
 					 got->size_pos);
+	}
 	if (got->end > want.end) {
 		for (size_t i = 0; i < f->nr_extents; i++) {
 			const struct e2v_extent *e = &f->extents[i];
@@ -203,10 +218,13 @@ static errcode_t e2v_check_layout(struct e2v_check *c, struct e2v_ext4_file *f,
 	if (e2verity_geometry(&p, d->data_size, &g) ||
 	    e2verity_ext4_layout(f->size, g.tree_size, sig, f->fs->blocksize, &want))
 		return 0;
-	if (m->layout.desc_pos == want.desc_pos && m->layout.end == want.end)
-		return 0;
-	return e2v_report_values(c, E2VERITY_PR_METADATA_LAYOUT, m->layout.end, want.end,
-				 m->layout.desc_pos);
+	if (m->layout.desc_pos != want.desc_pos || m->layout.end != want.end)
+		return e2v_report_values(c, E2VERITY_PR_METADATA_LAYOUT, m->layout.end, want.end,
+					 m->layout.desc_pos);
+	if (m->layout.desc_size != want.desc_size)
+		return e2v_report_values(c, E2VERITY_PR_SIZE_WORD_UNUSUAL, m->layout.desc_size,
+					 want.desc_size, m->layout.size_pos);
+	return 0;
 }
 
 /*

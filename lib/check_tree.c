@@ -17,12 +17,18 @@ struct e2v_window {
 	uint8_t *buf;
 };
 
-/* The first mismatch seen in one place, and how many there were */
+/* A mismatch to report: the first one of its kind, and how many there were */
 struct e2v_mismatch {
 	uint64_t count;
 	uint64_t block;
 	uint8_t stored[E2VERITY_MAX_DIGEST_SIZE];
 	uint8_t computed[E2VERITY_MAX_DIGEST_SIZE];
+};
+
+/* The data blocks of one level-0 block that do not match their entries */
+struct e2v_leaf_state {
+	uint32_t count;
+	uint32_t first; /* entry index of the first */
 };
 
 struct e2v_tree_check {
@@ -36,12 +42,38 @@ struct e2v_tree_check {
 	uint64_t merkle_pos;
 	uint64_t window_blocks;
 	struct e2v_window win[E2VERITY_MAX_LEVELS];
-	/* data blocks against level 0 */
-	struct e2v_mismatch data;
-	/* stored tree blocks against their parent; the top level's parent is the root hash */
-	struct e2v_mismatch level[E2VERITY_MAX_LEVELS];
+	/*
+	 * What the pass over the data found, judged at the end: a stored tree
+	 * block that does not hash to its parent's entry (one bit per block of
+	 * the stored tree; the top block's parent is the root hash), and the
+	 * data blocks that do not match their level-0 entries.
+	 */
+	uint8_t *bad;
+	struct e2v_leaf_state *leaves;
+	uint64_t data_bad, level_bad[E2VERITY_MAX_LEVELS];
 	uint64_t hashed;
 };
+
+static int e2v_is_bad(const struct e2v_tree_check *tc, unsigned int lvl, uint64_t i)
+{
+	uint64_t t = tc->geo->level_start[lvl] + i;
+
+	return tc->bad[t / 8] & (1 << (t % 8));
+}
+
+/*
+ * A stored block is trusted when it and each of its ancestors hash to what
+ * their parents keep, up to the root hash: the kernel verifies down from the
+ * root, so that is where it would stop at a corruption, and what lies below
+ * a bad block tells nothing more.
+ */
+static int e2v_trusted(const struct e2v_tree_check *tc, unsigned int lvl, uint64_t i)
+{
+	for (; lvl < tc->geo->num_levels; lvl++, i /= tc->hpb)
+		if (e2v_is_bad(tc, lvl, i))
+			return 0;
+	return 1;
+}
 
 /* The stored block @t (index in the stored tree) of level @lvl. */
 static errcode_t e2v_stored_block(struct e2v_tree_check *tc, unsigned int lvl, uint64_t t,
@@ -74,12 +106,31 @@ static void e2v_note(struct e2v_mismatch *mm, uint64_t block, const uint8_t *sto
 	memcpy(mm->computed, computed, ds);
 }
 
+/* The entry that the parent of stored block @i of level @lvl keeps for it. */
+static errcode_t e2v_parent_entry(struct e2v_tree_check *tc, unsigned int lvl, uint64_t i,
+				  const uint8_t **want)
+{
+	const struct e2verity_geometry *g = tc->geo;
+	const uint8_t *parent;
+	errcode_t err;
+
+	if (lvl + 1 == g->num_levels) {
+		*want = tc->d->root_hash;
+		return 0;
+	}
+	err = e2v_stored_block(tc, lvl + 1, g->level_start[lvl + 1] + i / tc->hpb, &parent);
+	if (err)
+		return err;
+	*want = parent + (i % tc->hpb) * tc->ds;
+	return 0;
+}
+
 /* e2verity_compute() hands us each computed tree block; compare its stored twin. */
 static errcode_t e2v_tree_sink(void *ctx, const void *block, size_t size, uint64_t offset)
 {
 	struct e2v_tree_check *tc = ctx;
 	const struct e2verity_geometry *g = tc->geo;
-	const uint8_t *computed = block, *stored, *parent, *want;
+	const uint8_t *computed = block, *stored, *want;
 	uint8_t got[E2VERITY_MAX_DIGEST_SIZE];
 	uint64_t t = offset / tc->bs, i;
 	unsigned int lvl;
@@ -99,29 +150,27 @@ static errcode_t e2v_tree_sink(void *ctx, const void *block, size_t size, uint64
 	if (lvl == 0 && memcmp(computed, stored, tc->bs) != 0) {
 		uint64_t first = i * tc->hpb;
 		uint64_t n = g->data_blocks - first < tc->hpb ? g->data_blocks - first : tc->hpb;
+		struct e2v_leaf_state *ls = &tc->leaves[i];
 
 		for (uint64_t j = 0; j < n; j++) {
-			const uint8_t *c = computed + j * tc->ds, *s = stored + j * tc->ds;
-
-			if (memcmp(c, s, tc->ds) != 0)
-				e2v_note(&tc->data, first + j, s, c, tc->ds);
+			if (memcmp(computed + j * tc->ds, stored + j * tc->ds, tc->ds) == 0)
+				continue;
+			if (!ls->count++)
+				ls->first = j;
+			tc->data_bad++;
 		}
 	}
 
 	/* the stored block itself must hash to what its parent keeps for it */
 	err = e2verity_hasher_block(tc->hasher, stored, tc->bs, got);
+	if (!err)
+		err = e2v_parent_entry(tc, lvl, i, &want);
 	if (err)
 		return err;
-	if (lvl + 1 < g->num_levels) {
-		err = e2v_stored_block(tc, lvl + 1, g->level_start[lvl + 1] + i / tc->hpb, &parent);
-		if (err)
-			return err;
-		want = parent + (i % tc->hpb) * tc->ds;
-	} else {
-		want = tc->d->root_hash;
+	if (memcmp(got, want, tc->ds) != 0) {
+		tc->bad[t / 8] |= 1 << (t % 8);
+		tc->level_bad[lvl]++;
 	}
-	if (memcmp(got, want, tc->ds) != 0)
-		e2v_note(&tc->level[lvl], i, want, got, tc->ds);
 	return 0;
 }
 
@@ -161,45 +210,112 @@ static int e2v_nothing_matches(const struct e2v_tree_check *tc)
 {
 	const struct e2verity_geometry *g = tc->geo;
 
-	if (g->num_levels == 0 || tc->data.count != g->data_blocks)
+	if (g->num_levels == 0 || tc->data_bad != g->data_blocks)
 		return 0;
 	for (unsigned int l = 0; l < g->num_levels; l++)
-		if (tc->level[l].count != g->level_blocks[l])
+		if (tc->level_bad[l] != g->level_blocks[l])
 			return 0;
 	return 1;
+}
+
+/* The salted hash of data block @k, zero-padded past EOF as the builder pads it. */
+static errcode_t e2v_hash_data_block(struct e2v_tree_check *tc, uint64_t k, uint8_t *out)
+{
+	uint64_t pos = k * tc->bs, len = tc->d->data_size - pos < tc->bs ? tc->d->data_size - pos
+									     : tc->bs;
+	uint8_t *buf = calloc(1, tc->bs);
+	errcode_t err;
+
+	if (!buf)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_ext4_file_read(tc->f, buf, len, pos);
+	if (!err)
+		err = e2verity_hasher_block(tc->hasher, buf, tc->bs, out);
+	free(buf);
+	return err;
+}
+
+/* Data blocks that differ from their entry in a trusted level-0 block */
+static errcode_t e2v_report_data(struct e2v_tree_check *tc)
+{
+	const struct e2verity_geometry *g = tc->geo;
+	struct e2v_mismatch mm = { 0 };
+	const uint8_t *stored;
+	uint64_t first = 0;
+	int found = 0;
+	errcode_t err;
+
+	for (uint64_t i = 0; i < g->level_blocks[0]; i++) {
+		if (!tc->leaves[i].count || !e2v_trusted(tc, 0, i))
+			continue;
+		if (!found) {
+			found = 1;
+			first = i;
+		}
+		mm.count += tc->leaves[i].count;
+	}
+	if (!found)
+		return 0;
+	mm.block = first * tc->hpb + tc->leaves[first].first;
+	err = e2v_stored_block(tc, 0, g->level_start[0] + first, &stored);
+	if (err)
+		return err;
+	memcpy(mm.stored, stored + tc->leaves[first].first * tc->ds, tc->ds);
+	err = e2v_hash_data_block(tc, mm.block, mm.computed);
+	if (err)
+		return err;
+	return e2v_report_mismatch(tc, E2VERITY_PR_DATA_MISMATCH, &mm, 0);
+}
+
+/* Stored blocks of level @lvl that do not hash to their entry in a trusted parent */
+static errcode_t e2v_report_level(struct e2v_tree_check *tc, unsigned int lvl)
+{
+	const struct e2verity_geometry *g = tc->geo;
+	struct e2v_mismatch mm = { 0 };
+	const uint8_t *stored, *want;
+	errcode_t err;
+
+	for (uint64_t i = 0; i < g->level_blocks[lvl]; i++) {
+		if (!e2v_is_bad(tc, lvl, i) || !e2v_trusted(tc, lvl + 1, i / tc->hpb))
+			continue;
+		if (!mm.count++)
+			mm.block = i;
+	}
+	if (!mm.count)
+		return 0;
+	err = e2v_stored_block(tc, lvl, g->level_start[lvl] + mm.block, &stored);
+	if (!err)
+		err = e2verity_hasher_block(tc->hasher, stored, tc->bs, mm.computed);
+	if (!err)
+		err = e2v_parent_entry(tc, lvl, mm.block, &want);
+	if (err)
+		return err;
+	memcpy(mm.stored, want, tc->ds);
+	return e2v_report_mismatch(tc, lvl + 1 == g->num_levels ? E2VERITY_PR_ROOT_MISMATCH
+								: E2VERITY_PR_TREE_MISMATCH,
+				   &mm, lvl);
 }
 
 static errcode_t e2v_report_tree(struct e2v_tree_check *tc, const struct e2verity_result *res)
 {
 	const struct e2verity_geometry *g = tc->geo;
-	unsigned int top = g->num_levels ? g->num_levels - 1 : 0;
+	struct e2v_mismatch mm = { 0 };
 	errcode_t err = 0;
 
 	if (e2v_nothing_matches(tc))
 		return e2v_report(tc->c, E2VERITY_PR_TREE_PARAMS_MISMATCH,
 				  &(struct e2verity_finding){ 0 });
-	if (tc->data.count)
-		err = e2v_report_mismatch(tc, E2VERITY_PR_DATA_MISMATCH, &tc->data, 0);
-	for (unsigned int l = 0; !err && l < top; l++)
-		if (tc->level[l].count)
-			err = e2v_report_mismatch(tc, E2VERITY_PR_TREE_MISMATCH, &tc->level[l], l);
-	if (err)
+	if (g->num_levels) {
+		err = e2v_report_data(tc);
+		for (unsigned int l = 0; !err && l < g->num_levels; l++)
+			err = e2v_report_level(tc, l);
 		return err;
-	if (g->num_levels && tc->level[top].count)
-		return e2v_report_mismatch(tc, E2VERITY_PR_ROOT_MISMATCH, &tc->level[top], top);
-	/*
-	 * No tree (one data block at most): the root is the data block's hash.
-	 * With a tree, a root that differs while every block matched its parent
-	 * cannot happen; report it all the same rather than trust that.
-	 */
-	if (memcmp(res->desc.root_hash, tc->d->root_hash, tc->ds) != 0 &&
-	    (g->num_levels == 0 || (!tc->data.count && !tc->level[top].count))) {
-		struct e2v_mismatch mm = { 0 };
-
-		e2v_note(&mm, 0, tc->d->root_hash, res->desc.root_hash, tc->ds);
-		return e2v_report_mismatch(tc, E2VERITY_PR_ROOT_MISMATCH, &mm, top);
 	}
-	return 0;
+	/* no tree (one data block at most): the root hash is the data block's hash */
+	if (memcmp(res->desc.root_hash, tc->d->root_hash, tc->ds) == 0)
+		return 0;
+	e2v_note(&mm, 0, tc->d->root_hash, res->desc.root_hash, tc->ds);
+	return e2v_report_mismatch(tc, E2VERITY_PR_ROOT_MISMATCH, &mm, 0);
 }
 
 errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
@@ -233,6 +349,12 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 	err = e2verity_hasher_new(p.hash_alg, p.salt, p.salt_size, &tc.hasher);
 	if (err)
 		return err;
+	tc.bad = calloc(geo.tree_blocks / 8 + 1, 1);
+	tc.leaves = calloc(geo.num_levels ? geo.level_blocks[0] : 1, sizeof(*tc.leaves));
+	if (!tc.bad || !tc.leaves) {
+		err = E2VERITY_ET_NO_MEMORY;
+		goto out;
+	}
 	for (l = 0; l < geo.num_levels; l++) {
 		tc.win[l].buf = malloc(tc.window_blocks * tc.bs);
 		if (!tc.win[l].buf) {
@@ -248,6 +370,8 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 out:
 	for (l = 0; l < E2VERITY_MAX_LEVELS; l++)
 		free(tc.win[l].buf);
+	free(tc.bad);
+	free(tc.leaves);
 	e2verity_hasher_free(tc.hasher);
 	return err;
 }

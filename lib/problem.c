@@ -40,14 +40,19 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "%n blocks are allocated after the verity metadata, which ends at offset %x; the kernel "
 	  "looks for the descriptor size in the last block" },
 	{ E2VERITY_PR_METADATA_TRUNCATED, "METADATA_TRUNCATED", E,
-	  "extents end at offset %v, but the verity metadata reaches offset %x" },
+	  "extents end at offset %v, short of the verity metadata, which reaches offset %x at "
+	  "least" },
 	{ E2VERITY_PR_METADATA_LAYOUT, "METADATA_LAYOUT", W,
-	  "descriptor is at offset %v, not at offset %x where ext4 puts it" },
+	  "verity metadata ends at offset %v, not at offset %x where ext4 ends it (descriptor at "
+	  "offset %o)" },
 	{ E2VERITY_PR_TAIL_NOT_ZERO, "TAIL_NOT_ZERO", E,
 	  "byte at offset %o, after the end of the data in its last block, is %h, not 0; the "
 	  "kernel hashes the whole block" },
 	{ E2VERITY_PR_GAP_NOT_ZERO, "GAP_NOT_ZERO", W,
 	  "byte at offset %o, between the end of the data and the Merkle tree, is %h, not 0" },
+	{ E2VERITY_PR_SIZE_WORD_UNUSUAL, "SIZE_WORD_UNUSUAL", W,
+	  "descriptor size word at offset %o reads %v, not %x (256 plus the signature size); the "
+	  "kernel accepts it" },
 
 	{ E2VERITY_PR_DESC_BAD_VERSION, "DESC_BAD_VERSION", E,
 	  "descriptor version is %v, should be 1" },
