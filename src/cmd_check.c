@@ -311,7 +311,8 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 		*what = paths[i];
 		err = e2v_lookup_path(fs, paths[i], &inos[i]);
 	}
-	*doing = "checking";
+	if (!err)
+		*doing = "checking";
 	for (int i = 0; i < npaths && !err; i++) {
 		*what = paths[i];
 		c->next_path = paths[i];
