@@ -81,6 +81,25 @@ static int e2v_guess_layout(struct e2v_ext4_file *f, struct e2verity_ext4_layout
 	return 0;
 }
 
+/* Whether the extents end where ext4 would start the descriptor for some hash and block size */
+static int e2v_ends_at_descriptor(struct e2v_ext4_file *f, uint64_t end,
+				  struct e2verity_ext4_layout *l)
+{
+	for (unsigned int alg = E2VERITY_HASH_SHA256; alg <= E2VERITY_HASH_SHA512; alg++) {
+		for (unsigned int log = 10; log <= 16; log++) {
+			struct e2verity_params p = { .hash_alg = alg, .block_size = 1u << log };
+			struct e2verity_geometry g;
+
+			if (e2verity_geometry(&p, f->size, &g) ||
+			    e2verity_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, l))
+				continue;
+			if (l->desc_pos == end)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* The kernel could not locate the descriptor from the size word: say why, as far as we can. */
 static errcode_t e2v_diagnose_location(struct e2v_check *c, struct e2v_ext4_file *f,
 				       const struct e2verity_ext4_layout *got)
@@ -102,6 +121,10 @@ static errcode_t e2v_diagnose_location(struct e2v_check *c, struct e2v_ext4_file
 		if (!e2verity_geometry(&p, f->size, &g) &&
 		    !e2verity_ext4_layout(f->size, g.tree_size, 0, bs, &want) &&
 		    got->end < want.end)
+			return e2v_report_values(c, E2VERITY_PR_METADATA_TRUNCATED, got->end,
+						 want.end, 0);
+		/* or they end exactly where the descriptor of some tree would begin */
+		if (e2v_ends_at_descriptor(f, got->end, &want))
 			return e2v_report_values(c, E2VERITY_PR_METADATA_TRUNCATED, got->end,
 						 want.end, 0);
 		return e2v_report_values(c, E2VERITY_PR_NO_DESCRIPTOR, got->desc_size, 0,
@@ -161,6 +184,7 @@ static int e2v_check_fields(struct e2v_check *c, struct e2v_ext4_file *f,
 	} else if ((1u << d->log_blocksize) > f->fs->blocksize) {
 		REPORT(E2VERITY_PR_DESC_BLOCK_TOO_LARGE, 1u << d->log_blocksize, f->fs->blocksize,
 		       2);
+		hashable = 0;
 	}
 	if (d->salt_size > E2VERITY_MAX_SALT_SIZE) {
 		REPORT(E2VERITY_PR_DESC_BAD_SALT_SIZE, d->salt_size, E2VERITY_MAX_SALT_SIZE, 3);
@@ -351,7 +375,9 @@ static errcode_t e2v_check_file(struct e2v_check *c, struct e2v_ext4_file *f)
 			goto out;
 	}
 	if (hashable) {
-		err = e2v_check_layout(c, f, &m);
+		/* where ext4 would have put a descriptor that is itself wrong tells nothing */
+		if (file->have_descriptor)
+			err = e2v_check_layout(c, f, &m);
 		if (!err)
 			err = e2v_check_tail(c, f);
 		if (!err)

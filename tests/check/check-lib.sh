@@ -80,7 +80,7 @@ write_plain()
 img_offset()
 {
 	_bs=$(fs_block_size "$1")
-	_p=$(debugfs -R "bmap $2 $(($3 / _bs))" "$1" 2>/dev/null)
+	_p=$(debugfs -R "bmap \"$2\" $(($3 / _bs))" "$1" 2>/dev/null)
 	[ "${_p:-0}" -gt 0 ] || {
 		echo "img_offset: $2 offset $3 is not mapped" >&2
 		return 1
