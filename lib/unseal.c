@@ -21,6 +21,12 @@ errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
 		return E2VERITY_ET_NOT_SEALED;
 	if (!LINUX_S_ISREG(in->i_mode))
 		return E2VERITY_ET_NOT_REGULAR;
+	/* punching frees blocks in the bitmap: it must be loaded to be written back */
+	if (!fs->block_map) {
+		err = ext2fs_read_block_bitmap(fs);
+		if (err)
+			return err;
+	}
 	size = EXT2_I_SIZE(in);
 	before = ext2fs_get_stat_i_blocks(fs, in);
 	/*

@@ -31,18 +31,26 @@ le32()
 		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
-# seal_oracle IMG SRC NAME [--extra-block] [fsverity digest options...]
+# seal_oracle IMG SRC NAME [--extra-block] [--sig=SIGFILE] [fsverity digest options...]
 # Writes host file SRC into IMG as /NAME, sealed.  --extra-block allocates one more written block
-# after the metadata (which the kernel refuses).  Prints nothing; fails if a tool fails.
+# after the metadata (which the kernel refuses); --sig stores a built-in signature (made by
+# `fsverity sign`) after the descriptor.  Prints nothing; fails if a tool fails.
 seal_oracle()
 {
 	_img=$1 _src=$2 _name=$3
 	shift 3
 	_extra=0
-	if [ "${1:-}" = --extra-block ]; then
-		_extra=1
+	_sig=
+	while :; do
+		case ${1:-} in
+		--extra-block) _extra=1 ;;
+		--sig=*) _sig=${1#--sig=} ;;
+		*) break ;;
+		esac
 		shift
-	fi
+	done
+	_sigsize=0
+	[ -n "$_sig" ] && _sigsize=$(stat -c %s "$_sig")
 	_w=$T_TMP/seal.$$
 	fsverity digest "$@" --out-merkle-tree="$_w.tree" --out-descriptor="$_w.desc" "$_src" \
 		>/dev/null || return 1
@@ -51,7 +59,7 @@ seal_oracle()
 	_tsize=$(stat -c %s "$_w.tree")
 	_mpos=$(((_size + 65535) / 65536 * 65536))
 	_dpos=$(((_mpos + _tsize + _bs - 1) / _bs * _bs))
-	_end=$(((_dpos + 256 + 4 + _bs - 1) / _bs * _bs))
+	_end=$(((_dpos + 256 + _sigsize + 4 + _bs - 1) / _bs * _bs))
 	cp "$_src" "$_w.comp" || return 1
 	truncate -s "$((_end + _extra * _bs))" "$_w.comp"
 	if [ "$_tsize" -gt 0 ]; then
@@ -60,7 +68,12 @@ seal_oracle()
 	fi
 	dd if="$_w.desc" of="$_w.comp" bs=256 seek=$((_dpos / 256)) conv=notrunc status=none ||
 		return 1
-	le32 "$_w.comp" $((_end - 4)) 256
+	if [ -n "$_sig" ]; then
+		# ext4 keeps the signature's length in the descriptor's sig_size field
+		le32 "$_w.comp" $((_dpos + 4)) "$_sigsize"
+		dd if="$_sig" of="$_w.comp" bs=1 seek=$((_dpos + 256)) conv=notrunc status=none
+	fi
+	le32 "$_w.comp" $((_end - 4)) $((256 + _sigsize))
 	[ "$_extra" -eq 1 ] && printf 'x' | dd of="$_w.comp" bs=1 seek="$_end" conv=notrunc status=none
 	debugfs -w -R "write $_w.comp \"$_name\"" "$_img" >/dev/null 2>&1 || return 1
 	debugfs -w -f - "$_img" >/dev/null 2>&1 <<EOF || return 1
