@@ -73,7 +73,8 @@ static int e2v_guess_layout(struct e2v_ext4_file *f, struct e2verity_ext4_layout
 			    e2v_get_le32(raw + 4) > E2VERITY_MAX_SIGNATURE_SIZE ||
 			    !e2v_all_zero(raw + DESC_RESERVED, sizeof(raw) - DESC_RESERVED))
 				continue;
-			if (e2verity_ext4_layout(f->size, g.tree_size, e2v_get_le32(raw + 4), bs, l))
+			if (e2verity_ext4_layout(f->size, g.tree_size, e2v_get_le32(raw + 4), bs,
+						 l))
 				continue;
 			return 1;
 		}
@@ -165,11 +166,11 @@ static int e2v_check_fields(struct e2v_check *c, struct e2v_ext4_file *f,
 	int hashable = 1;
 	long nz;
 
-#define REPORT(code, v, x, o)                                                      \
-	do {                                                                       \
-		*err = e2v_report_values(c, code, v, x, o);                        \
-		if (*err)                                                          \
-			return 0;                                                  \
+#define REPORT(code, v, x, o)                                                                      \
+	do {                                                                                       \
+		*err = e2v_report_values(c, code, v, x, o);                                        \
+		if (*err)                                                                          \
+			return 0;                                                                  \
 	} while (0)
 
 	if (d->version != 1)
@@ -258,8 +259,8 @@ static errcode_t e2v_check_layout(struct e2v_check *c, struct e2v_ext4_file *f,
 static errcode_t e2v_check_tail(struct e2v_check *c, struct e2v_ext4_file *f)
 {
 	const uint64_t mpos = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN);
-	const unsigned int page = f->fs->blocksize > E2V_MIN_PAGE_SIZE ? f->fs->blocksize
-									 : E2V_MIN_PAGE_SIZE;
+	const unsigned int page =
+		f->fs->blocksize > E2V_MIN_PAGE_SIZE ? f->fs->blocksize : E2V_MIN_PAGE_SIZE;
 	uint64_t pos = f->size, eof_page_end = e2v_round_up(f->size, page);
 	uint8_t buf[4096];
 	errcode_t err;

@@ -221,8 +221,8 @@ static int e2v_nothing_matches(const struct e2v_tree_check *tc)
 /* The salted hash of data block @k, zero-padded past EOF as the builder pads it. */
 static errcode_t e2v_hash_data_block(struct e2v_tree_check *tc, uint64_t k, uint8_t *out)
 {
-	uint64_t pos = k * tc->bs, len = tc->d->data_size - pos < tc->bs ? tc->d->data_size - pos
-									     : tc->bs;
+	uint64_t pos = k * tc->bs,
+		 len = tc->d->data_size - pos < tc->bs ? tc->d->data_size - pos : tc->bs;
 	uint8_t *buf = calloc(1, tc->bs);
 	errcode_t err;
 
@@ -291,8 +291,9 @@ static errcode_t e2v_report_level(struct e2v_tree_check *tc, unsigned int lvl)
 	if (err)
 		return err;
 	memcpy(mm.stored, want, tc->ds);
-	return e2v_report_mismatch(tc, lvl + 1 == g->num_levels ? E2VERITY_PR_ROOT_MISMATCH
-								: E2VERITY_PR_TREE_MISMATCH,
+	return e2v_report_mismatch(tc,
+				   lvl + 1 == g->num_levels ? E2VERITY_PR_ROOT_MISMATCH
+							    : E2VERITY_PR_TREE_MISMATCH,
 				   &mm, lvl);
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* read_metadata.c - a sealed inode's tree, descriptor or signature, as FS_IOC_READ_VERITY_METADATA */
+/* read_metadata.c - stored tree, descriptor or signature, as FS_IOC_READ_VERITY_METADATA */
 #include "config.h"
 
 #include <errno.h>
@@ -7,8 +7,8 @@
 
 #include "ext4_file.h"
 
-errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type,
-				 uint64_t offset, void *buf, size_t len, size_t *got)
+errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type, uint64_t offset,
+				 void *buf, size_t len, size_t *got)
 {
 	struct e2verity_params p = { 0 };
 	struct e2verity_geometry g;
@@ -54,7 +54,7 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
 		err = e2v_ext4_file_read(&f, buf, len, m.layout.merkle_pos + offset);
 		break;
 	case E2VERITY_METADATA_DESCRIPTOR:
-		/* as the kernel returns it: sig_size belongs to ext4's storage, not the descriptor */
+		/* as the kernel returns it: sig_size is ext4 storage, not descriptor */
 		memcpy(desc, m.raw, sizeof(desc));
 		e2v_put_le32(desc + 4, 0);
 		memcpy(buf, desc + offset, len);

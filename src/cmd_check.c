@@ -391,7 +391,8 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	c.image = argv[optind++];
 	for (int i = optind; i < argc; i++) {
 		if (argv[i][0] != '/') {
-			e2v_usage_error(cmd, "'%s' is not an absolute path inside the image", argv[i]);
+			e2v_usage_error(cmd, "'%s' is not an absolute path inside the image",
+					argv[i]);
 			return FSCK_USAGE;
 		}
 	}

@@ -71,7 +71,8 @@ static void e2v_json_measurement(struct e2v_json *j, const char *path, ext2_ino_
 	e2v_json_string(j, "path", path);
 	e2v_json_uint(j, "inode", ino);
 	e2v_json_string(j, "digest", digest);
-	e2v_json_string(j, "hash_algorithm", e2verity_hash_alg_by_num(m->desc.hash_algorithm)->name);
+	e2v_json_string(j, "hash_algorithm",
+			e2verity_hash_alg_by_num(m->desc.hash_algorithm)->name);
 	e2v_json_uint(j, "block_size", 1u << m->desc.log_blocksize);
 	e2v_bin2hex(m->desc.salt, m->desc.salt_size, salt);
 	e2v_json_string(j, "salt", salt);

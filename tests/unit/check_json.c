@@ -43,11 +43,12 @@ START_TEST(test_escapes)
 	expect_escaped("tab\there\nnl", "\"tab\\there\\nnl\"");
 	expect_escaped("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
 	/* valid UTF-8 passes through */
-	expect_escaped("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	expect_escaped("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		       "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
 	/* file names are bytes: invalid UTF-8 becomes \u00XX, never raw */
 	expect_escaped("\xff\xfe", "\"\\u00ff\\u00fe\"");
-	expect_escaped("\xc3", "\"\\u00c3\"");		 /* truncated sequence */
-	expect_escaped("\xc0\xaf", "\"\\u00c0\\u00af\"");	 /* overlong '/' */
+	expect_escaped("\xc3", "\"\\u00c3\"");			     /* truncated sequence */
+	expect_escaped("\xc0\xaf", "\"\\u00c0\\u00af\"");	     /* overlong '/' */
 	expect_escaped("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\""); /* a surrogate */
 	expect_escaped("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\""); /* > U+10FFFF */
 }

@@ -28,7 +28,8 @@ START_TEST(test_table_sorted_unique)
 			if (*p != '%')
 				continue;
 			p++;
-			ck_assert_msg(*p && strchr("vhxobnlSCe%", *p), "%s: bad placeholder", t[i].id);
+			ck_assert_msg(*p && strchr("vhxobnlSCe%", *p), "%s: bad placeholder",
+				      t[i].id);
 		}
 	}
 }
@@ -129,7 +130,8 @@ START_TEST(test_format_truncates)
 	/* a hash size beyond the buffers prints no hash rather than reading past them */
 	f.hash_size = 1000;
 	e2verity_finding_format(&f, full, sizeof(full));
-	ck_assert_str_eq(full, "top of the Merkle tree hashes to , but the descriptor's root hash is ");
+	ck_assert_str_eq(full,
+			 "top of the Merkle tree hashes to , but the descriptor's root hash is ");
 }
 END_TEST
 
