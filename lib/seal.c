@@ -41,9 +41,9 @@ static int e2v_wants_signature(const struct e2verity_seal_opts *opts)
 static size_t e2v_sig_bound(const struct e2verity_seal_opts *opts)
 {
 	if (opts->sign)
-		return opts->sig_size_max && opts->sig_size_max < E2VERITY_MAX_SIGNATURE_SIZE ?
-			       opts->sig_size_max :
-			       E2VERITY_MAX_SIGNATURE_SIZE;
+		return opts->sig_size_max && opts->sig_size_max < E2VERITY_MAX_SIGNATURE_SIZE
+			       ? opts->sig_size_max
+			       : E2VERITY_MAX_SIGNATURE_SIZE;
 	return opts->sig ? opts->sig_size : 0;
 }
 

@@ -33,11 +33,11 @@ errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count)
 /* Collects tree blocks into runs of physically contiguous fs blocks. */
 struct e2v_tree_writer {
 	struct e2v_ext4_file *f;
-	uint64_t base;		 /* file offset of the tree: merkle_pos */
-	uint8_t *buf;		 /* up to cap fs blocks waiting to be written */
+	uint64_t base; /* file offset of the tree: merkle_pos */
+	uint8_t *buf;  /* up to cap fs blocks waiting to be written */
 	unsigned int cap;
-	blk64_t start;		 /* physical block of buf[0] */
-	unsigned int nblocks;	 /* fs blocks in buf */
+	blk64_t start;	      /* physical block of buf[0] */
+	unsigned int nblocks; /* fs blocks in buf */
 };
 
 errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *f, uint64_t base);

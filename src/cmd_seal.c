@@ -202,7 +202,8 @@ static void e2v_fs_warnings(const struct e2v_seal_cli *c, ext2_filsys fs)
 	if (fs->blocksize != 4096)
 		fprintf(stderr,
 			"%s: warning: '%s' has %u-byte blocks; Linux before 6.3 refuses to mount "
-			"a filesystem with fs-verity unless its block size is the page size (4096)\n",
+			"a filesystem with fs-verity unless its block size is the page size "
+			"(4096)\n",
 			e2v_prog, c->image, fs->blocksize);
 	if (c->opts.params.block_size != 4096)
 		fprintf(stderr,
@@ -240,8 +241,9 @@ static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_se
 
 static const char *e2v_action_word(enum e2verity_seal_action a)
 {
-	return a == E2VERITY_SEAL_SKIP ? "already sealed, skip" :
-	       a == E2VERITY_SEAL_RESEAL ? "reseal" : "seal";
+	return a == E2VERITY_SEAL_SKIP	   ? "already sealed, skip"
+	       : a == E2VERITY_SEAL_RESEAL ? "reseal"
+					   : "seal";
 }
 
 /*
@@ -323,8 +325,8 @@ static errcode_t e2v_open_rw(struct e2v_seal_cli *c, ext2_filsys *fs)
 				"command:\n    e2undo %s %s\n\n",
 				c->undo_file, c->image);
 	}
-	err = ext2fs_open2(c->image, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE,
-			   0, 0, io, fs);
+	err = ext2fs_open2(c->image, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE, 0,
+			   0, io, fs);
 	if (err)
 		return err;
 	e2v_fix_time(*fs);
@@ -381,8 +383,9 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 		e2v_print_digest(c, res.desc.hash_algorithm, res.digest, sel->v[i].path);
 		if (res.action == E2VERITY_SEAL_SKIP) {
 			if (!c->quiet)
-				fprintf(stderr, "%s: '%s' is already sealed with these parameters; "
-						"skipped\n",
+				fprintf(stderr,
+					"%s: '%s' is already sealed with these parameters; "
+					"skipped\n",
 					e2v_prog, sel->v[i].path);
 		} else if (c->verbose) {
 			e2v_seal_verbose(sel->v[i].path, &res, fs->blocksize);
@@ -404,7 +407,8 @@ static void e2v_seal_report_skips(const struct e2v_seal_cli *c, const struct e2v
 	for (size_t i = 0; i < sel->n; i++) {
 		e2v_print_digest(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
 		if (!c->quiet)
-			fprintf(stderr, "%s: '%s' is already sealed with these parameters; skipped\n",
+			fprintf(stderr,
+				"%s: '%s' is already sealed with these parameters; skipped\n",
 				e2v_prog, sel->v[i].path);
 	}
 }

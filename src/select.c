@@ -167,9 +167,9 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 				free(child);
 				continue;
 			}
-			type = LINUX_S_ISDIR(inode.i_mode)   ? EXT2_FT_DIR :
-			       LINUX_S_ISREG(inode.i_mode) ? EXT2_FT_REG_FILE :
-							     EXT2_FT_UNKNOWN;
+			type = LINUX_S_ISDIR(inode.i_mode)   ? EXT2_FT_DIR
+			       : LINUX_S_ISREG(inode.i_mode) ? EXT2_FT_REG_FILE
+							     : EXT2_FT_UNKNOWN;
 		}
 		if (e2v_select_excluded(s, child)) {
 			if (s->verbose)
