@@ -212,7 +212,11 @@ static void e2v_fs_warnings(const struct e2v_seal_cli *c, ext2_filsys fs)
 			e2v_prog, c->opts.params.block_size);
 }
 
-/* Resolves the selection; returns 0, or the exit status after a reported problem. */
+/*
+ * Resolves the selection.  Paths that cannot be selected are reported and
+ * counted in sel->errors; the pre-flight still judges the others, so that
+ * every offending file is named in one run.  Returns 0 unless it cannot go on.
+ */
 static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_selection *sel)
 {
 	errcode_t err;
@@ -232,11 +236,13 @@ static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_se
 		err = e2v_select_files_from(sel, c->files_from[i]);
 	if (!err && c->all)
 		err = e2v_select_all(sel);
-	if (err && err != ENOMEM && sel->errors == 0)
-		e2v_error(err, "while selecting files in '%s'", c->image);
-	else if (err == ENOMEM)
-		e2v_error(err, "while selecting files in '%s'", c->image);
-	return err || sel->errors ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+	if (err) {
+		/* a file list that cannot be read was reported where it failed */
+		if (err == ENOMEM)
+			e2v_error(err, "while selecting files in '%s'", c->image);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
 }
 
 static const char *e2v_action_word(enum e2verity_seal_action a)
@@ -271,10 +277,10 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		if (plans[i].action != E2VERITY_SEAL_SKIP)
 			*work = 1;
 		if (c->dry_run && !c->quiet)
-			printf("%s %s (%llu blocks)\n", e2v_action_word(plans[i].action),
+			printf("%s %s (%llu blocks at most)\n", e2v_action_word(plans[i].action),
 			       sel->v[i].path, (unsigned long long)plans[i].blocks_needed);
 	}
-	if (bad)
+	if (bad || sel->errors)
 		return E2V_EXIT_FAILURE;
 	if (need > avail + freed) {
 		e2v_error(E2VERITY_ET_NO_SPACE,

@@ -194,8 +194,10 @@ static errcode_t e2v_walk_from(struct e2v_selection *s, const char *path, ext2_i
 	errcode_t err;
 
 	err = ext2fs_allocate_inode_bitmap(s->fs, "walked directories", &dirs_seen);
-	if (err)
+	if (err) {
+		e2v_error(err, "while reading directory '%s'", path);
 		return err;
+	}
 	err = e2v_walk(s, path, dir, dirs_seen);
 	ext2fs_free_inode_bitmap(dirs_seen);
 	return err;

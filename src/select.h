@@ -31,7 +31,8 @@ int e2v_select_excluded(const struct e2v_selection *s, const char *path);
 /*
  * Adds one named path.  A directory needs -r; anything else is added and
  * judged later by the command.  Problems are reported and counted in
- * s->errors; the return value is only for fatal errors (out of memory, I/O).
+ * s->errors; the return value is only for errors that stop the selection,
+ * reported too except ENOMEM.
  */
 errcode_t e2v_select_path(struct e2v_selection *s, const char *path);
 /* Adds every regular file of the filesystem (-a). */
