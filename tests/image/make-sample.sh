@@ -14,40 +14,40 @@
 # make_fileset DIR [big]: with "big", also a 70 MB sparse file (a three-level tree)
 make_fileset()
 {
-	d=$1
-	mkdir -p "$d/sizes" "$d/dir with spaces" "$d/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12" "$d/empty dir"
+	mf_dir=$1
+	mkdir -p "$mf_dir/sizes" "$mf_dir/dir with spaces" "$mf_dir/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12" "$mf_dir/empty dir"
 	for n in 0 1 100 4095 4096 4097 65535 65536 65537 524288 524289 1048577; do
-		head -c "$n" /dev/urandom >"$d/sizes/f$n"
+		head -c "$n" /dev/urandom >"$mf_dir/sizes/f$n"
 	done
-	printf 'hello\n' >"$d/hello.txt"
-	head -c 3000 /dev/urandom >"$d/dir with spaces/name with spaces.bin"
-	head -c 200000 /dev/urandom >"$d/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/deep.bin"
+	printf 'hello\n' >"$mf_dir/hello.txt"
+	head -c 3000 /dev/urandom >"$mf_dir/dir with spaces/name with spaces.bin"
+	head -c 200000 /dev/urandom >"$mf_dir/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/deep.bin"
 	# a hole in the middle: data at both ends
-	rm -f "$d/sparse"
-	head -c 10000 /dev/urandom >"$d/sparse"
-	truncate -s 3000000 "$d/sparse"
-	head -c 5000 /dev/urandom >>"$d/sparse"
+	rm -f "$mf_dir/sparse"
+	head -c 10000 /dev/urandom >"$mf_dir/sparse"
+	truncate -s 3000000 "$mf_dir/sparse"
+	head -c 5000 /dev/urandom >>"$mf_dir/sparse"
 	if [ "$2" = big ]; then
-		rm -f "$d/sparse-70M"
-		printf 'start\n' >"$d/sparse-70M"
-		truncate -s 70000000 "$d/sparse-70M"
-		printf 'end' | dd of="$d/sparse-70M" bs=1 seek=69999997 conv=notrunc 2>/dev/null
+		rm -f "$mf_dir/sparse-70M"
+		printf 'start\n' >"$mf_dir/sparse-70M"
+		truncate -s 70000000 "$mf_dir/sparse-70M"
+		printf 'end' | dd of="$mf_dir/sparse-70M" bs=1 seek=69999997 conv=notrunc 2>/dev/null
 	fi
-	ln -sf hello.txt "$d/link"
+	ln -sf hello.txt "$mf_dir/link"
 }
 
 # write_manifest DIR OUT [fsverity options]
 write_manifest()
 {
-	d=$1 out=$2
+	wm_dir=$1 wm_out=$2
 	shift 2
-	: >"$out"
-	(cd "$d" && find . -type f | LC_ALL=C sort) | while IFS= read -r f; do
+	: >"$wm_out"
+	(cd "$wm_dir" && find . -type f | LC_ALL=C sort) | while IFS= read -r f; do
 		p=${f#.}
-		dg=$(fsverity digest "$@" "$d/$f" | cut -d' ' -f1) || return 1
-		sh=$(sha256sum <"$d/$f" | cut -d' ' -f1)
-		printf '%s\t%s\t%s\n' "$p" "$dg" "$sh"
-	done >>"$out"
+		wm_dg=$(fsverity digest "$@" "$wm_dir/$f" | cut -d' ' -f1) || return 1
+		wm_sh=$(sha256sum <"$wm_dir/$f" | cut -d' ' -f1)
+		printf '%s\t%s\t%s\n' "$wm_p" "$wm_dg" "$wm_sh"
+	done >>"$wm_out"
 }
 
 # Run as a script: build the sealed sample image for the kernel test.
@@ -60,9 +60,9 @@ if [ "${0##*/}" = make-sample.sh ]; then
 	mkdir -p "$out"
 	rm -rf "$out/files"
 	make_fileset "$out/files" big
-	mke2fs -q -F -t ext4 -b 4096 -d "$out/files" "$out/sample.img" 256M
+	mke2fs -q -F -t ext4 -b 4096 -d "$out/files" "$out/sample.img" 256M >/dev/null
 	"$E2VERITY" seal -q -a "$@" "$out/sample.img"
-	e2fsck -fn "$out/sample.img" >/dev/null
+	e2fsck -fn "$out/sample.img" >/dev/null 2>&1
 	write_manifest "$out/files" "$out/manifest.tsv" "$@"
 	echo "$out/sample.img: $(wc -l <"$out/manifest.tsv") sealed files listed in $out/manifest.tsv"
 fi
