@@ -86,6 +86,7 @@ round_up()
 #    last allocated block equals fsverity-utils' tree, zero padding, its
 #    descriptor and the le32 size word, as FORMAT.md section 3.1 places them
 #  - the last extent ends right after the size word and is initialized
+# With CS_SIG=FILE, the descriptor carries that signature: sig_size set, the bytes after it.
 # Prints the expected digest line on success (from `fsverity digest`).
 check_sealed()
 {
@@ -114,7 +115,9 @@ check_sealed()
 	il_tree_size=$(wc -c <"$il_w/tree")
 	il_mpos=$(round_up "$il_size" 65536)
 	il_dpos=$(round_up $((il_mpos + il_tree_size)) "$il_bs")
-	il_end=$(round_up $((il_dpos + 256 + 4)) "$il_bs")
+	il_sig=0
+	[ -z "$CS_SIG" ] || il_sig=$(wc -c <"$CS_SIG")
+	il_end=$(round_up $((il_dpos + 256 + il_sig + 4)) "$il_bs")
 	# nothing allocated between the data and the tree
 	leaf_extents "$il_img" "$il_p" | awk -v lo=$(((il_size + il_bs - 1) / il_bs)) -v hi=$((il_mpos / il_bs)) '
 		{ split($1, l, "-"); if (l[2] >= lo && l[1] < hi) bad = 1 } END { exit bad }' ||
@@ -128,9 +131,12 @@ check_sealed()
 	{
 		cat "$il_w/tree"
 		head -c $((il_dpos - il_mpos - il_tree_size)) /dev/zero
-		cat "$il_w/desc"
-		head -c $((il_end - il_dpos - 256 - 4)) /dev/zero
-		le32 256
+		head -c 4 "$il_w/desc"
+		le32 "$il_sig"
+		tail -c +9 "$il_w/desc"
+		[ -z "$CS_SIG" ] || cat "$CS_SIG"
+		head -c $((il_end - il_dpos - 256 - il_sig - 4)) /dev/zero
+		le32 $((256 + il_sig))
 	} >"$il_w/expect"
 	cmp -s "$il_w/meta" "$il_w/expect" || { echo "$il_p: metadata bytes differ from fsverity-utils'" >&2; return 1; }
 	echo "$(cut -d' ' -f1 "$il_w/digest") $il_p"
