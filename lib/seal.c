@@ -51,7 +51,8 @@ static int e2v_same_params(const struct e2verity_descriptor *d, const struct e2v
 			   int want_sig)
 {
 	return d->hash_algorithm == p->hash_alg && d->log_blocksize == e2v_ilog2(p->block_size) &&
-	       d->salt_size == p->salt_size && memcmp(d->salt, p->salt, p->salt_size) == 0 &&
+	       d->salt_size == p->salt_size &&
+	       (!p->salt_size || memcmp(d->salt, p->salt, p->salt_size) == 0) &&
 	       !!d->sig_size == want_sig;
 }
 
