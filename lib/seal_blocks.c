@@ -61,7 +61,8 @@ errcode_t e2v_move_inline_data(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_f
 	 * The data is on disk in its new block before the inode points to it:
 	 * a crash leaves either the inline file or the extent-mapped one.
 	 */
-	in->i_flags &= ~EXT4_INLINE_DATA_FL;
+	/* an inline inode cannot have been sealed: a verity flag on it means nothing */
+	in->i_flags &= ~(EXT4_INLINE_DATA_FL | EXT4_VERITY_FL);
 	memset(in->i_block, 0, sizeof(in->i_block));
 	/* on an all-zero i_block this writes an empty extent header and sets EXTENTS_FL */
 	err = ext2fs_extent_open2(fs, ino, in, &eh);
