@@ -466,6 +466,13 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_seal_select(&c, fs, &sel);
 	if (status != E2V_EXIT_OK)
 		goto out;
+	if (!sel.n && !sel.errors) {
+		/* -r on an empty directory, or everything excluded: nothing to do is no failure */
+		if (!c.quiet)
+			fprintf(stderr, "%s: no regular file selected in '%s'\n", e2v_prog, c.image);
+		status = E2V_EXIT_OK;
+		goto out;
+	}
 	plans = calloc(sel.n ? sel.n : 1, sizeof(*plans));
 	if (!plans) {
 		e2v_error(ENOMEM, "while checking '%s'", c.image);

@@ -47,6 +47,11 @@ unsealed "-r leaves the rest; --exclude skips basename and path globs" r.img \
 	/etc/skip.tmp /etc/sub/b.bin /usr/bin/tool /var/log
 check "-r: e2fsck clean" fsck_clean r.img
 
+cp base.img none.img
+"$E2VERITY" seal -r --exclude='*' none.img /etc >none.out 2>none.err || fail "nothing selected: exit $?"
+check "nothing selected: said so, image unchanged" sh -c \
+	"grep -q \"no regular file selected in 'none.img'\" none.err && cmp -s none.img base.img"
+
 # --files-from, from a file and from standard input; blank lines ignored
 cp base.img ff.img
 printf '/etc/a.conf\n\n/var/log\n' >list

@@ -105,13 +105,19 @@ refuse "not enough space" 1 "Not enough free blocks for the Merkle trees while c
 
 # the image itself
 refuse "no such image" 1 "No such file or directory while locking 'nope.img'" ok.img nope.img /good
-flock ok.img sleep 5 &
+# the subshell becomes the sleep that holds the lock: killing it releases the lock
+(flock -x 9 && : >locked && exec sleep 60) 9<ok.img &
 locker=$!
-sleep 1
+n=0
+while [ ! -e locked ] && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
 refuse "locked by another process" 1 "Image is locked by another process while locking 'ok.img'" \
 	ok.img ok.img /good
 kill "$locker" 2>/dev/null
 wait "$locker" 2>/dev/null
+"$E2VERITY" seal -q ok.img /good || fail "the lock is released when its holder ends: exit $?"
 # (a mounted image needs root to set up; ext2fs_check_if_mounted is exercised on every run)
 
 # usage errors: status 2, the reason and the usage (4 lines)
