@@ -99,8 +99,11 @@ check_sealed()
 		>"$il_w/digest" || return 1
 	il_size=$(wc -c <"$il_src")
 
-	debugfs -R "dump \"$il_p\" $il_w/data" "$il_img" 2>/dev/null
-	cmp -s "$il_w/data" "$il_src" || { echo "$il_p: data differs" >&2; return 1; }
+	debugfs -R "dump \"$il_p\" $il_w/data" "$il_img" 2>"$il_w/dump.err"
+	cmp -s "$il_w/data" "$il_src" || {
+		echo "$il_p: data differs: $(cmp "$il_w/data" "$il_src" 2>&1); $(grep -v '^debugfs [0-9]' "$il_w/dump.err")" >&2
+		return 1
+	}
 	[ "$(inode_field "$il_img" "$il_p" Size)" = "$il_size" ] || { echo "$il_p: i_size changed" >&2; return 1; }
 	il_flags=$(inode_flags "$il_img" "$il_p")
 	[ $((il_flags & 0x100000)) -ne 0 ] || { echo "$il_p: no VERITY_FL ($il_flags)" >&2; return 1; }

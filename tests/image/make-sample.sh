@@ -3,6 +3,7 @@
 # make-sample.sh - the file set of the image tests, and a sealed image plus manifest for the kernel test
 #
 # Sourced (after tests/lib.sh): make_fileset DIR [big]   files at the boundary sizes, a sparse file,
+#                                                      a fragmented file (extent tree of depth 1),
 #                                                      a deep path, names with spaces, a symlink
 #                               write_manifest DIR OUT [fsverity options]
 #                                   "path<TAB>fsverity digest<TAB>sha256 of the content" per regular
@@ -27,6 +28,14 @@ make_fileset()
 	head -c 10000 /dev/urandom >"$mf_dir/sparse"
 	truncate -s 3000000 "$mf_dir/sparse"
 	head -c 5000 /dev/urandom >>"$mf_dir/sparse"
+	# 40 islands of data: more extents than the inode holds, so an extent tree of depth 1
+	rm -f "$mf_dir/fragmented"
+	mf_i=0
+	while [ $mf_i -lt 40 ]; do
+		head -c 5000 /dev/urandom | dd of="$mf_dir/fragmented" bs=131072 seek=$mf_i conv=notrunc \
+			2>/dev/null
+		mf_i=$((mf_i + 1))
+	done
 	if [ "$2" = big ]; then
 		rm -f "$mf_dir/sparse-70M"
 		printf 'start\n' >"$mf_dir/sparse-70M"
