@@ -169,6 +169,26 @@ errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count,
 	return e2v_ext4_file_reload(f);
 }
 
+errcode_t e2v_zero_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count)
+{
+	const unsigned int bs = f->fs->blocksize;
+	size_t chunk = E2V_WRITE_RUN / bs ? E2V_WRITE_RUN / bs : 1;
+	uint8_t *zeros = calloc(chunk, bs);
+	errcode_t err = 0;
+
+	if (!zeros)
+		return E2VERITY_ET_NO_MEMORY;
+	while (!err && count) {
+		blk64_t n = count < chunk ? count : chunk;
+
+		err = e2v_write_blocks(f, zeros, n * bs, first * (uint64_t)bs);
+		first += n;
+		count -= n;
+	}
+	free(zeros);
+	return err;
+}
+
 errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *f, uint64_t base)
 {
 	memset(w, 0, sizeof(*w));
@@ -206,7 +226,7 @@ errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint6
 	if (size < bs) {
 		/*
 		 * Several Merkle blocks share one fs block: read, patch, write.
-		 * The allocation zeroed it (zero = 1), so untouched bytes stay zero.
+		 * e2v_zero_range() zeroed it, so untouched bytes stay zero.
 		 */
 		err = e2v_tree_writer_flush(w);
 		if (!err)

@@ -31,6 +31,13 @@ errcode_t e2v_zero_tail(struct e2v_ext4_file *f, int *zeroed);
  */
 errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count, int zero);
 
+/*
+ * Writes zeros to logical blocks [@first, @first + @count) through the io
+ * channel.  Unlike EXT2_FALLOCATE_ZERO_BLOCKS, whose zeroout bypasses the
+ * unix io manager's cache, what is read back afterwards is the zeros.
+ */
+errcode_t e2v_zero_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count);
+
 /* Collects tree blocks into runs of physically contiguous fs blocks. */
 struct e2v_tree_writer {
 	struct e2v_ext4_file *f;
