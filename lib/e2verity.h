@@ -271,8 +271,15 @@ struct e2verity_signer;
  * @key_pass: pass phrase of an encrypted key, or NULL
  * @ret: the signer
  *
- * Return: 0, E2VERITY_ET_KEY_LOAD, E2VERITY_ET_KEY_PASS_NEEDED,
- * E2VERITY_ET_CERT_LOAD or E2VERITY_ET_KEY_CERT_MISMATCH.
+ * The key may be PKCS#8 or a traditional RSA/EC key, encrypted or not; other
+ * PEM blocks in the files are skipped.  The library never prompts: an encrypted
+ * key without @key_pass gives E2VERITY_ET_KEY_PASS_NEEDED, and the caller may
+ * ask the user and call again.
+ *
+ * Return: 0, an errno value if a file cannot be opened (EISDIR for a
+ * directory), E2VERITY_ET_KEY_LOAD, E2VERITY_ET_KEY_PASS_NEEDED,
+ * E2VERITY_ET_KEY_BAD_PASS, E2VERITY_ET_CERT_LOAD or
+ * E2VERITY_ET_KEY_CERT_MISMATCH.
  */
 errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
 			       struct e2verity_signer **ret);
@@ -285,7 +292,13 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
  * @sig: DER signature, allocated; free() it
  * @sig_size: its size
  *
- * Return: 0 or an error code.
+ * Signs the struct fsverity_formatted_digest with a detached PKCS#7 SignedData
+ * that has no signed attributes and no certificates, and the file's hash as its
+ * digest algorithm: for the same key, certificate and digest the bytes are
+ * those of `fsverity sign` (RSA signatures are deterministic, ECDSA are not).
+ *
+ * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_SIGN,
+ * E2VERITY_ET_SIG_TOO_LARGE or E2VERITY_ET_NO_MEMORY.
  */
 errcode_t e2verity_sign_digest(const struct e2verity_signer *s, unsigned int alg,
 			       const uint8_t *digest, uint8_t **sig, size_t *sig_size);
@@ -305,8 +318,16 @@ void e2verity_signer_free(struct e2verity_signer *s);
  * @certfile: PEM certificate of the signer
  * @cafile: PEM CA the certificate must chain to, or NULL
  *
- * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID,
- * E2VERITY_ET_CERT_LOAD or E2VERITY_ET_CERT_UNTRUSTED.
+ * The signature must be a detached PKCS#7 SignedData (what the kernel accepts)
+ * made over the struct fsverity_formatted_digest by the key of @certfile; the
+ * certificates inside the message, if any, are ignored.  Without @cafile the
+ * certificate itself is not checked.  With it, the certificate must chain to
+ * one of the certificates in @cafile, each of which is trusted as an anchor
+ * (like a key in the kernel's .fs-verity keyring); validity dates are ignored.
+ *
+ * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID, an errno
+ * value if @certfile cannot be opened, E2VERITY_ET_CERT_LOAD,
+ * E2VERITY_ET_CA_LOAD (any problem with @cafile) or E2VERITY_ET_CERT_UNTRUSTED.
  */
 errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
 				    size_t sig_size, const char *certfile, const char *cafile);
@@ -352,6 +373,293 @@ errcode_t e2verity_ext4_layout(uint64_t data_size, uint64_t tree_size, uint32_t 
  */
 errcode_t e2verity_ext4_locate(uint64_t data_size, uint64_t end, uint32_t desc_size,
 			       unsigned int fs_block_size, struct e2verity_ext4_layout *l);
+
+/* ---- problems found by check ------------------------------------------------- */
+
+enum e2verity_severity {
+	E2VERITY_SEV_WARNING = 1, /* unusual, but the kernel accepts the file */
+	E2VERITY_SEV_ERROR = 2,	  /* the kernel would refuse the file or fail a read of it */
+};
+
+/*
+ * Problem codes.  The numbers and the short ids are stable: scripts may rely
+ * on them.  The high byte groups them: 01 the inode, 02 where the metadata
+ * is, 03 the descriptor, 04 the Merkle tree, 05 the signature.
+ */
+enum e2verity_problem_code {
+	E2VERITY_PR_NO_VERITY_FEATURE = 0x0101,
+	E2VERITY_PR_NOT_REGULAR = 0x0102,
+	E2VERITY_PR_NOT_SEALED = 0x0103,
+	E2VERITY_PR_ENCRYPTED = 0x0104,
+	E2VERITY_PR_INLINE_DATA = 0x0105,
+	E2VERITY_PR_NO_EXTENTS_FLAG = 0x0106,
+	E2VERITY_PR_EXTENTS_UNREADABLE = 0x0107,
+	E2VERITY_PR_NO_EXTENT = 0x0108,
+	E2VERITY_PR_LAST_EXTENT_UNWRITTEN = 0x0109,
+
+	E2VERITY_PR_SIZE_WORD_BAD = 0x0201,
+	E2VERITY_PR_NO_DESCRIPTOR = 0x0202,
+	E2VERITY_PR_BLOCKS_PAST_METADATA = 0x0203,
+	E2VERITY_PR_METADATA_TRUNCATED = 0x0204,
+	E2VERITY_PR_METADATA_LAYOUT = 0x0205,
+	E2VERITY_PR_TAIL_NOT_ZERO = 0x0206,
+	E2VERITY_PR_GAP_NOT_ZERO = 0x0207,
+	E2VERITY_PR_SIZE_WORD_UNUSUAL = 0x0208,
+
+	E2VERITY_PR_DESC_BAD_VERSION = 0x0301,
+	E2VERITY_PR_DESC_BAD_HASH_ALG = 0x0302,
+	E2VERITY_PR_DESC_BAD_LOG_BLOCKSIZE = 0x0303,
+	E2VERITY_PR_DESC_BLOCK_TOO_LARGE = 0x0304,
+	E2VERITY_PR_DESC_BAD_SALT_SIZE = 0x0305,
+	E2VERITY_PR_DESC_BAD_SIG_SIZE = 0x0306,
+	E2VERITY_PR_DESC_RESERVED_SET = 0x0307,
+	E2VERITY_PR_DESC_BAD_DATA_SIZE = 0x0308,
+	E2VERITY_PR_DESC_TOO_MANY_LEVELS = 0x0309,
+	E2VERITY_PR_DESC_ROOT_PADDING = 0x030a,
+	E2VERITY_PR_DESC_SALT_PADDING = 0x030b,
+
+	E2VERITY_PR_DATA_MISMATCH = 0x0401,
+	E2VERITY_PR_TREE_MISMATCH = 0x0402,
+	E2VERITY_PR_ROOT_MISMATCH = 0x0403,
+	E2VERITY_PR_TREE_PARAMS_MISMATCH = 0x0404,
+
+	E2VERITY_PR_SIG_MALFORMED = 0x0501,
+	E2VERITY_PR_SIG_MISMATCH = 0x0502,
+	E2VERITY_PR_SIG_UNTRUSTED = 0x0503,
+	E2VERITY_PR_UNSIGNED = 0x0504,
+};
+
+/*
+ * One row of the problem table.  The message template is expanded by
+ * e2verity_finding_format(): %v value, %x expected value, %h value in hex,
+ * %o byte offset, %b block index, %l tree level, %n count, %S stored hash,
+ * %C computed hash, %e the error message of the finding's error code, %% a %.
+ */
+struct e2verity_problem {
+	unsigned int code;
+	const char *id; /* e.g. "DESC_BAD_VERSION" */
+	enum e2verity_severity severity;
+	const char *message;
+};
+
+/**
+ * e2verity_problem_lookup() - the table row of a problem code
+ * @code: E2VERITY_PR_*
+ *
+ * Return: the row, or NULL for an unknown code.
+ */
+const struct e2verity_problem *e2verity_problem_lookup(unsigned int code);
+
+/**
+ * e2verity_problem_by_id() - the table row of a short id
+ * @id: e.g. "DATA_MISMATCH"
+ *
+ * Return: the row, or NULL for an unknown id.
+ */
+const struct e2verity_problem *e2verity_problem_by_id(const char *id);
+
+/**
+ * e2verity_problem_table() - the whole problem table, in code order
+ * @count: number of rows
+ *
+ * Return: the first row.
+ */
+const struct e2verity_problem *e2verity_problem_table(size_t *count);
+
+/**
+ * e2verity_severity_name() - "warning" or "error"
+ * @sev: severity
+ *
+ * Return: a static string.
+ */
+const char *e2verity_severity_name(enum e2verity_severity sev);
+
+/* One problem found in one inode: the table row and the values of its template */
+struct e2verity_finding {
+	const struct e2verity_problem *problem;
+	ext2_ino_t ino;
+	uint64_t value;	   /* %v, %h */
+	uint64_t expected; /* %x */
+	uint64_t offset;   /* %o: byte offset in the file */
+	uint64_t block;	   /* %b */
+	uint64_t count;	   /* %n */
+	unsigned int level; /* %l */
+	unsigned int hash_size;
+	uint8_t stored[E2VERITY_MAX_DIGEST_SIZE];   /* %S */
+	uint8_t computed[E2VERITY_MAX_DIGEST_SIZE]; /* %C */
+	errcode_t err;				    /* %e */
+};
+
+/**
+ * e2verity_finding_format() - expand a finding's message template
+ * @f: finding
+ * @buf: output, always NUL-terminated when @size > 0
+ * @size: bytes available in @buf
+ *
+ * Return: the length of the full message, as snprintf() counts it.
+ */
+size_t e2verity_finding_format(const struct e2verity_finding *f, char *buf, size_t size);
+
+/* ---- checking sealed files ---------------------------------------------------- */
+
+/* What check learned about one verity inode */
+struct e2verity_check_file {
+	ext2_ino_t ino;
+	uint64_t data_size;
+	unsigned int errors;
+	unsigned int warnings;
+	int skipped;	     /* not checked (encrypted) */
+	int have_descriptor; /* @desc and @digest are valid */
+	struct e2verity_descriptor desc;
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+	unsigned int digest_size;
+	int signed_file;	/* has a built-in signature */
+	int signature_verified; /* and it was verified against the certificate */
+};
+
+struct e2verity_check_stats {
+	uint64_t files; /* verity inodes looked at */
+	uint64_t passed;
+	uint64_t failed;
+	uint64_t skipped;
+	uint64_t signed_files;
+	uint64_t bytes_hashed;
+	uint64_t errors;
+	uint64_t warnings;
+};
+
+struct e2verity_check_opts {
+	unsigned int threads; /* hashing threads, as e2verity_params.threads */
+	const char *certfile; /* verify built-in signatures against this PEM cert */
+	const char *cafile;   /* and require it to chain to this PEM CA */
+	int require_signatures;
+	/* Called for every finding; a non-zero return stops the check with that error. */
+	errcode_t (*finding)(void *ctx, const struct e2verity_finding *f);
+	/* Called once per verity inode, after its findings. */
+	errcode_t (*file_done)(void *ctx, const struct e2verity_check_file *file);
+	/* Hashing progress: @done of @total data bytes (of the whole image for check_image). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+};
+
+/**
+ * e2verity_check_inode() - check one inode's fs-verity metadata and data
+ * @fs: open filesystem (read-only is enough; nothing is written)
+ * @ino: inode; one without the verity flag is reported as NOT_SEALED
+ * @opts: options and callbacks
+ * @stats: totals, added to (zero it first)
+ *
+ * Finds the descriptor as the kernel does, validates every field, re-hashes
+ * the data and compares each stored Merkle tree block with its parent hash,
+ * the way the kernel verifies reads, and checks the built-in signature when
+ * asked.  Problems go to @opts->finding, never to an error return.
+ *
+ * Return: 0, an error from a callback, or an operational error (e.g. a read
+ * of the image failed).
+ */
+errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
+			       const struct e2verity_check_opts *opts,
+			       struct e2verity_check_stats *stats);
+
+/**
+ * e2verity_check_image() - check every inode with the verity flag
+ * @fs: open filesystem
+ * @opts: options and callbacks
+ * @stats: totals, added to (zero it first)
+ *
+ * Return: 0, an error from a callback, or an operational error.
+ */
+errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts *opts,
+			       struct e2verity_check_stats *stats);
+
+/**
+ * e2verity_list_verity_inodes() - every in-use inode with the verity flag
+ * @fs: open filesystem
+ * @inos: malloc()ed array in inode order; free() it
+ * @count: its length
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t *count);
+
+/**
+ * e2verity_inode_paths() - absolute paths of inodes, by one walk of the directories
+ * @fs: open filesystem
+ * @inos: inodes to name
+ * @count: how many
+ * @paths: out, @count malloc()ed strings; NULL where no name was found (free each)
+ *
+ * A file with several links gets the first name found, breadth first.
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_inode_paths(ext2_filsys fs, const ext2_ino_t *inos, size_t count, char **paths);
+
+/* ---- reading stored metadata -------------------------------------------------- */
+
+/* What e2verity_measure_inode() reads from a sealed inode */
+struct e2verity_measurement {
+	struct e2verity_descriptor desc; /* as stored: sig_size is the signature's length */
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+	unsigned int digest_size;
+	struct e2verity_ext4_layout layout;
+};
+
+/**
+ * e2verity_measure_inode() - the file digest, from the stored descriptor only
+ * @fs: open filesystem
+ * @ino: a sealed inode
+ * @m: descriptor and digest
+ *
+ * What FS_IOC_MEASURE_VERITY returns on a mounted filesystem: the data is not
+ * read.  Use e2verity_check_inode() to know whether the data matches.
+ *
+ * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR, an
+ * E2VERITY_ET_DESC_* error, E2VERITY_ET_NO_DESCRIPTOR or E2VERITY_ET_CORRUPT.
+ */
+errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity_measurement *m);
+
+/* e2verity_read_metadata() types: the numbers of FS_VERITY_METADATA_TYPE_* */
+#define E2VERITY_METADATA_MERKLE_TREE 1
+#define E2VERITY_METADATA_DESCRIPTOR 2
+#define E2VERITY_METADATA_SIGNATURE 3
+
+/**
+ * e2verity_read_metadata() - read stored verity metadata, as FS_IOC_READ_VERITY_METADATA
+ * @fs: open filesystem
+ * @ino: a sealed inode
+ * @type: E2VERITY_METADATA_*
+ * @offset: byte offset in that metadata
+ * @buf: output
+ * @len: bytes wanted
+ * @got: bytes read; fewer than @len only at the end, 0 past it
+ *
+ * The Merkle tree comes root level first; the descriptor is its 256 bytes
+ * with sig_size zeroed; the signature is the DER bytes after it.
+ *
+ * Return: 0, E2VERITY_ET_NO_SIGNATURE for a file without one, an error of
+ * e2verity_measure_inode(), or a read error.
+ */
+errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type,
+				 uint64_t offset, void *buf, size_t len, size_t *got);
+
+/* ---- removing fs-verity ------------------------------------------------------- */
+
+/**
+ * e2verity_unseal_inode() - remove a file's fs-verity metadata
+ * @fs: filesystem opened read-write, borrowed
+ * @ino: a sealed inode
+ * @freed: blocks released, or NULL
+ *
+ * Frees every block past the end of the data (the Merkle tree, descriptor and
+ * size word), clears the verity and immutable flags and writes the inode.
+ * The data, i_size and the timestamps stay as they were; the filesystem's
+ * verity feature stays set (other files may use it).
+ *
+ * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR or an error
+ * from libext2fs.
+ */
+errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed);
 
 /* ---- sealing files in an ext4 image ------------------------------------------ */
 

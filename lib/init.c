@@ -12,6 +12,8 @@ static void e2v_register_errors(void)
 {
 	/* com_err keeps a global list; registering twice would duplicate it. */
 	initialize_e2v_error_table();
+	/* the library passes libext2fs's codes on too */
+	initialize_ext2_error_table();
 }
 
 void e2verity_init(void)

@@ -85,7 +85,20 @@ errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t off
 errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 			       struct e2verity_result *res, const char **doing);
 
+/*
+ * Opens an ext4 image: read-only under a shared lock, or read-write under an
+ * exclusive lock after refusing a mounted image.  *@doing names the failed step.
+ */
+errcode_t e2v_open_image(const char *image, int writable, ext2_filsys *fs, const char **doing);
+/* The inode of an absolute path inside the image. */
+errcode_t e2v_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino);
+
 int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_check(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[]);
 
 #endif /* E2VERITY_CMD_H */

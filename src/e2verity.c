@@ -13,10 +13,23 @@ static const struct e2v_command e2v_commands[] = {
 	{ "digest", cmd_digest, "Compute the fs-verity digest of host files",
 	  "FILE... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]" },
+	{ "sign", cmd_sign, "Sign the fs-verity digest of a host file (PKCS#7, as fsverity sign)",
+	  "FILE OUT_SIGFILE --key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]\n"
+	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
+	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]" },
 	{ "seal", cmd_seal, "Enable fs-verity on files inside an unmounted ext4 image",
 	  "[-r] [-a|--all] [--files-from=LIST] [--exclude=GLOB]... [--hash-alg=HASH_ALG]\n"
 	  "\t\t[--block-size=BLOCK_SIZE] [--salt=SALT] [--immutable] [--force] [-n|--dry-run]\n"
 	  "\t\t[-z UNDO_FILE] [-j N|--threads=N] [-p|--progress] [-q] [-v] IMAGE [PATH...]" },
+	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
+	  "[-j N] [-p] [-v] [--json] [--cert=CERT [--ca=CA]] [--require-signatures]\n"
+	  "\t\tIMAGE [PATH...]" },
+	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
+	  "[--json] IMAGE PATH... | IMAGE --all" },
+	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
+	  "IMAGE PATH merkle_tree|descriptor|signature [--offset=N] [--length=N]" },
+	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",
+	  "[-v] IMAGE PATH..." },
 };
 
 static void e2v_main_usage(FILE *f)

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* problem.c - the table of problems check reports, and their message templates */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "private.h"
+
+#define W E2VERITY_SEV_WARNING
+#define E E2VERITY_SEV_ERROR
+
+/* Sorted by code: e2verity_problem_lookup() searches it by halves. */
+static const struct e2verity_problem e2v_problems[] = {
+	{ E2VERITY_PR_NO_VERITY_FEATURE, "NO_VERITY_FEATURE", E,
+	  "has the verity flag but the filesystem lacks the verity feature: the kernel reads it, "
+	  "but cannot measure it" },
+	{ E2VERITY_PR_NOT_REGULAR, "NOT_REGULAR", E,
+	  "has the verity flag but is not a regular file (mode %h)" },
+	{ E2VERITY_PR_NOT_SEALED, "NOT_SEALED", E, "is not sealed with fs-verity" },
+	{ E2VERITY_PR_ENCRYPTED, "ENCRYPTED", W,
+	  "is encrypted: its verity metadata cannot be checked without the key" },
+	{ E2VERITY_PR_INLINE_DATA, "INLINE_DATA", E,
+	  "keeps its data inline in the inode; the kernel needs extents for fs-verity" },
+	{ E2VERITY_PR_NO_EXTENTS_FLAG, "NO_EXTENTS_FLAG", E,
+	  "is block-mapped (no extents flag); the kernel refuses such verity files" },
+	{ E2VERITY_PR_EXTENTS_UNREADABLE, "EXTENTS_UNREADABLE", E,
+	  "extent tree cannot be read: %e" },
+	{ E2VERITY_PR_NO_EXTENT, "NO_EXTENT", E,
+	  "has no extents, so the kernel cannot find its verity descriptor" },
+	{ E2VERITY_PR_LAST_EXTENT_UNWRITTEN, "LAST_EXTENT_UNWRITTEN", E,
+	  "last extent (logical block %b) is unwritten, so the descriptor size word reads as 0" },
+
+	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
+	  "descriptor size word at offset %o reads %v, should be %x" },
+	{ E2VERITY_PR_NO_DESCRIPTOR, "NO_DESCRIPTOR", E,
+	  "cannot find the fs-verity descriptor: the size word at offset %o reads %v" },
+	{ E2VERITY_PR_BLOCKS_PAST_METADATA, "BLOCKS_PAST_METADATA", E,
+	  "%n blocks are allocated after the verity metadata, which ends at offset %x; the kernel "
+	  "looks for the descriptor size in the last block" },
+	{ E2VERITY_PR_METADATA_TRUNCATED, "METADATA_TRUNCATED", E,
+	  "extents end at offset %v, short of the verity metadata, which reaches offset %x at "
+	  "least" },
+	{ E2VERITY_PR_METADATA_LAYOUT, "METADATA_LAYOUT", W,
+	  "verity metadata ends at offset %v, not at offset %x where ext4 ends it (descriptor at "
+	  "offset %o)" },
+	{ E2VERITY_PR_TAIL_NOT_ZERO, "TAIL_NOT_ZERO", E,
+	  "byte at offset %o, after the end of the data in its last block, is %h, not 0; the "
+	  "kernel hashes the whole block" },
+	{ E2VERITY_PR_GAP_NOT_ZERO, "GAP_NOT_ZERO", W,
+	  "byte at offset %o, between the end of the data and the Merkle tree, is %h, not 0" },
+	{ E2VERITY_PR_SIZE_WORD_UNUSUAL, "SIZE_WORD_UNUSUAL", W,
+	  "descriptor size word at offset %o reads %v, not %x (256 plus the signature size); the "
+	  "kernel accepts it" },
+
+	{ E2VERITY_PR_DESC_BAD_VERSION, "DESC_BAD_VERSION", E,
+	  "descriptor version is %v, should be 1" },
+	{ E2VERITY_PR_DESC_BAD_HASH_ALG, "DESC_BAD_HASH_ALG", E,
+	  "descriptor hash algorithm %v is unknown (1 sha256, 2 sha512)" },
+	{ E2VERITY_PR_DESC_BAD_LOG_BLOCKSIZE, "DESC_BAD_LOG_BLOCKSIZE", E,
+	  "descriptor log_blocksize %v is unsupported (10 to 16)" },
+	{ E2VERITY_PR_DESC_BLOCK_TOO_LARGE, "DESC_BLOCK_TOO_LARGE", E,
+	  "Merkle tree block size %v exceeds the filesystem block size %x" },
+	{ E2VERITY_PR_DESC_BAD_SALT_SIZE, "DESC_BAD_SALT_SIZE", E,
+	  "descriptor salt size %v exceeds 32" },
+	{ E2VERITY_PR_DESC_BAD_SIG_SIZE, "DESC_BAD_SIG_SIZE", E,
+	  "descriptor sig_size %v overflows the %x bytes stored after the descriptor" },
+	{ E2VERITY_PR_DESC_RESERVED_SET, "DESC_RESERVED_SET", E,
+	  "descriptor reserved byte at offset %o is %h, should be 0" },
+	{ E2VERITY_PR_DESC_BAD_DATA_SIZE, "DESC_BAD_DATA_SIZE", E,
+	  "descriptor data_size %v differs from i_size %x" },
+	{ E2VERITY_PR_DESC_TOO_MANY_LEVELS, "DESC_TOO_MANY_LEVELS", E,
+	  "descriptor describes a Merkle tree of more than 8 levels" },
+	{ E2VERITY_PR_DESC_ROOT_PADDING, "DESC_ROOT_PADDING", E,
+	  "descriptor byte at offset %o, after the root hash, is %h, should be 0" },
+	{ E2VERITY_PR_DESC_SALT_PADDING, "DESC_SALT_PADDING", E,
+	  "descriptor byte at offset %o, after the salt, is %h, should be 0" },
+
+	{ E2VERITY_PR_DATA_MISMATCH, "DATA_MISMATCH", E,
+	  "data block %b (offset %o) does not match its hash in Merkle tree level 0: computed %C, "
+	  "stored %S (%n data blocks differ)" },
+	{ E2VERITY_PR_TREE_MISMATCH, "TREE_MISMATCH", E,
+	  "Merkle tree level %l block %b does not match its hash in the level above: computed %C, "
+	  "stored %S (%n blocks of level %l differ)" },
+	{ E2VERITY_PR_ROOT_MISMATCH, "ROOT_MISMATCH", E,
+	  "top of the Merkle tree hashes to %C, but the descriptor's root hash is %S" },
+	{ E2VERITY_PR_TREE_PARAMS_MISMATCH, "TREE_PARAMS_MISMATCH", E,
+	  "no data or tree block matches its stored hash: the descriptor's salt or hash "
+	  "parameters do not fit the Merkle tree" },
+
+	{ E2VERITY_PR_SIG_MALFORMED, "SIG_MALFORMED", E,
+	  "built-in signature (%v bytes) is not a valid PKCS#7 message" },
+	{ E2VERITY_PR_SIG_MISMATCH, "SIG_MISMATCH", E,
+	  "built-in signature does not match the file digest and the certificate" },
+	{ E2VERITY_PR_SIG_UNTRUSTED, "SIG_UNTRUSTED", E,
+	  "built-in signature's certificate does not chain to the CA" },
+	{ E2VERITY_PR_UNSIGNED, "UNSIGNED", E,
+	  "has no built-in signature, and signatures are required" },
+};
+
+#undef W
+#undef E
+
+const struct e2verity_problem *e2verity_problem_lookup(unsigned int code)
+{
+	size_t lo = 0, hi = E2V_ARRAY_SIZE(e2v_problems);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e2v_problems[mid].code == code)
+			return &e2v_problems[mid];
+		if (e2v_problems[mid].code < code)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct e2verity_problem *e2verity_problem_by_id(const char *id)
+{
+	for (size_t i = 0; i < E2V_ARRAY_SIZE(e2v_problems); i++)
+		if (strcmp(e2v_problems[i].id, id) == 0)
+			return &e2v_problems[i];
+	return NULL;
+}
+
+const struct e2verity_problem *e2verity_problem_table(size_t *count)
+{
+	*count = E2V_ARRAY_SIZE(e2v_problems);
+	return e2v_problems;
+}
+
+const char *e2verity_severity_name(enum e2verity_severity sev)
+{
+	return sev == E2VERITY_SEV_ERROR ? "error" : "warning";
+}
+
+/* A bounded string builder that still counts what did not fit, like snprintf. */
+struct e2v_sbuf {
+	char *buf;
+	size_t size, len;
+};
+
+static void e2v_sbuf_add(struct e2v_sbuf *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void e2v_sbuf_add(struct e2v_sbuf *s, const char *fmt, ...)
+{
+	size_t room = s->len < s->size ? s->size - s->len : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? s->buf + s->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		s->len += n;
+}
+
+static void e2v_sbuf_hex(struct e2v_sbuf *s, const uint8_t *bin, unsigned int len)
+{
+	for (unsigned int i = 0; i < len; i++)
+		e2v_sbuf_add(s, "%02x", bin[i]);
+}
+
+size_t e2verity_finding_format(const struct e2verity_finding *f, char *buf, size_t size)
+{
+	struct e2v_sbuf s = { buf, size, 0 };
+	unsigned int hash_size = f->hash_size <= E2VERITY_MAX_DIGEST_SIZE ? f->hash_size : 0;
+	const char *p;
+
+	if (size)
+		buf[0] = '\0';
+	if (!f->problem)
+		return 0;
+	for (p = f->problem->message; *p; p++) {
+		if (*p != '%' || !p[1]) {
+			e2v_sbuf_add(&s, "%c", *p);
+			continue;
+		}
+		switch (*++p) {
+		case 'v':
+			e2v_sbuf_add(&s, "%llu", (unsigned long long)f->value);
+			break;
+		case 'h':
+			e2v_sbuf_add(&s, "0x%llx", (unsigned long long)f->value);
+			break;
+		case 'x':
+			e2v_sbuf_add(&s, "%llu", (unsigned long long)f->expected);
+			break;
+		case 'o':
+			e2v_sbuf_add(&s, "%llu", (unsigned long long)f->offset);
+			break;
+		case 'b':
+			e2v_sbuf_add(&s, "%llu", (unsigned long long)f->block);
+			break;
+		case 'n':
+			e2v_sbuf_add(&s, "%llu", (unsigned long long)f->count);
+			break;
+		case 'l':
+			e2v_sbuf_add(&s, "%u", f->level);
+			break;
+		case 'S':
+			e2v_sbuf_hex(&s, f->stored, hash_size);
+			break;
+		case 'C':
+			e2v_sbuf_hex(&s, f->computed, hash_size);
+			break;
+		case 'e':
+			e2v_sbuf_add(&s, "%s", error_message(f->err));
+			break;
+		default:
+			/* %% and anything unknown print as themselves */
+			e2v_sbuf_add(&s, "%c", *p);
+			break;
+		}
+	}
+	return s.len;
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* sign.c - fs-verity built-in signatures: detached PKCS#7 over the formatted digest */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs7.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+
+#include "private.h"
+
+/*
+ * What `fsverity sign` makes: the signed data is left out (the kernel supplies
+ * the formatted digest itself), no signed attributes and no certificates, so
+ * the blob is small and carries nothing but the signature.  PKCS7_PARTIAL lets
+ * the signer be added with the file's hash instead of OpenSSL's default.
+ */
+#define E2V_PKCS7_SIGN_FLAGS                                                                       \
+	(PKCS7_BINARY | PKCS7_DETACHED | PKCS7_NOATTR | PKCS7_NOCERTS | PKCS7_PARTIAL)
+
+struct e2verity_signer {
+	EVP_PKEY *pkey;
+	X509 *cert;
+};
+
+/* The pass phrase handed to OpenSSL, and whether OpenSSL wanted one. */
+struct e2v_pass {
+	const char *pass;
+	int asked;
+};
+
+/*
+ * Replaces OpenSSL's default callback, which would prompt on the terminal: the
+ * library never talks to the user, it reports that a pass phrase is needed.
+ */
+static int e2v_pass_cb(char *buf, int size, int rwflag, void *u)
+{
+	struct e2v_pass *p = u;
+	size_t len;
+
+	p->asked = 1;
+	if (!p->pass)
+		return -1;
+	len = strlen(p->pass);
+	if (len > (size_t)size)
+		return -1;
+	memcpy(buf, p->pass, len);
+	return len;
+}
+
+/*
+ * Opens a PEM file ourselves rather than with BIO_new_file(), so that a missing
+ * or unreadable file is reported as its errno and a directory as EISDIR.
+ */
+static errcode_t e2v_open_pem(const char *path, BIO **ret)
+{
+	struct stat st;
+	errcode_t err;
+	FILE *f;
+	int fd;
+
+	*ret = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (fstat(fd, &st)) {
+		err = errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		err = EISDIR;
+		goto fail;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = errno;
+		goto fail;
+	}
+	*ret = BIO_new_fp(f, BIO_CLOSE);
+	if (!*ret) {
+		fclose(f);
+		return E2VERITY_ET_NO_MEMORY;
+	}
+	return 0;
+fail:
+	close(fd);
+	return err;
+}
+
+static errcode_t e2v_load_key(const char *path, const char *key_pass, EVP_PKEY **ret)
+{
+	struct e2v_pass pass = { .pass = key_pass };
+	errcode_t err;
+	BIO *bio;
+
+	err = e2v_open_pem(path, &bio);
+	if (err)
+		return err;
+	/* skips other PEM blocks, so one file may hold both key and certificate */
+	*ret = PEM_read_bio_PrivateKey(bio, NULL, e2v_pass_cb, &pass);
+	BIO_free(bio);
+	if (*ret)
+		return 0;
+	if (!pass.asked)
+		return E2VERITY_ET_KEY_LOAD;
+	return key_pass ? E2VERITY_ET_KEY_BAD_PASS : E2VERITY_ET_KEY_PASS_NEEDED;
+}
+
+static errcode_t e2v_load_cert(const char *path, X509 **ret)
+{
+	struct e2v_pass no_pass = { 0 };
+	errcode_t err;
+	BIO *bio;
+
+	err = e2v_open_pem(path, &bio);
+	if (err)
+		return err;
+	*ret = PEM_read_bio_X509(bio, NULL, e2v_pass_cb, &no_pass);
+	BIO_free(bio);
+	return *ret ? 0 : E2VERITY_ET_CERT_LOAD;
+}
+
+errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
+			       struct e2verity_signer **ret)
+{
+	struct e2verity_signer *s;
+	errcode_t err;
+
+	*ret = NULL;
+	if (!keyfile)
+		return E2VERITY_ET_KEY_LOAD;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return E2VERITY_ET_NO_MEMORY;
+	/* errors we raise are ours: leave the caller's queue as we found it */
+	ERR_set_mark();
+	err = e2v_load_key(keyfile, key_pass, &s->pkey);
+	if (err)
+		goto out;
+	err = e2v_load_cert(certfile ? certfile : keyfile, &s->cert);
+	if (err)
+		goto out;
+	if (X509_check_private_key(s->cert, s->pkey) != 1) {
+		err = E2VERITY_ET_KEY_CERT_MISMATCH;
+		goto out;
+	}
+	*ret = s;
+	s = NULL;
+out:
+	e2verity_signer_free(s);
+	ERR_pop_to_mark();
+	return err;
+}
+
+void e2verity_signer_free(struct e2verity_signer *s)
+{
+	if (!s)
+		return;
+	EVP_PKEY_free(s->pkey);
+	X509_free(s->cert);
+	free(s);
+}
+
+static errcode_t e2v_pkcs7_sign(const struct e2verity_signer *s, const EVP_MD *md,
+				const uint8_t *msg, size_t msg_len, uint8_t **sig, size_t *sig_size)
+{
+	errcode_t err = E2VERITY_ET_SIGN;
+	PKCS7 *p7 = NULL;
+	uint8_t *p;
+	BIO *bio;
+	int len;
+
+	bio = BIO_new_mem_buf(msg, msg_len);
+	if (!bio)
+		return E2VERITY_ET_NO_MEMORY;
+	p7 = PKCS7_sign(NULL, NULL, NULL, bio, E2V_PKCS7_SIGN_FLAGS);
+	if (!p7 || !PKCS7_sign_add_signer(p7, s->cert, s->pkey, md, E2V_PKCS7_SIGN_FLAGS) ||
+	    PKCS7_final(p7, bio, E2V_PKCS7_SIGN_FLAGS) != 1)
+		goto out;
+	len = i2d_PKCS7(p7, NULL);
+	if (len <= 0)
+		goto out;
+	if ((size_t)len > E2VERITY_MAX_SIGNATURE_SIZE) {
+		err = E2VERITY_ET_SIG_TOO_LARGE;
+		goto out;
+	}
+	*sig = malloc(len);
+	if (!*sig) {
+		err = E2VERITY_ET_NO_MEMORY;
+		goto out;
+	}
+	p = *sig;
+	if (i2d_PKCS7(p7, &p) != len) {
+		free(*sig);
+		*sig = NULL;
+		goto out;
+	}
+	*sig_size = len;
+	err = 0;
+out:
+	PKCS7_free(p7);
+	BIO_free(bio);
+	return err;
+}
+
+errcode_t e2verity_sign_digest(const struct e2verity_signer *s, unsigned int alg,
+			       const uint8_t *digest, uint8_t **sig, size_t *sig_size)
+{
+	uint8_t msg[E2VERITY_FORMATTED_DIGEST_MAX];
+	const struct e2verity_hash_alg *a;
+	EVP_MD *md = NULL;
+	size_t msg_len;
+	errcode_t err;
+
+	*sig = NULL;
+	*sig_size = 0;
+	a = e2verity_hash_alg_by_num(alg);
+	if (!a)
+		return E2VERITY_ET_BAD_HASH_ALG;
+	err = e2verity_formatted_digest(alg, digest, msg, &msg_len);
+	if (err)
+		return err;
+	ERR_set_mark();
+	md = EVP_MD_fetch(NULL, a->name, NULL);
+	if (!md) {
+		err = E2VERITY_ET_CRYPTO;
+		goto out;
+	}
+	err = e2v_pkcs7_sign(s, md, msg, msg_len, sig, sig_size);
+out:
+	EVP_MD_free(md);
+	ERR_pop_to_mark();
+	return err;
+}
+
+static errcode_t e2v_parse_pkcs7(const uint8_t *sig, size_t sig_size, PKCS7 **ret)
+{
+	const unsigned char *p = sig;
+	PKCS7 *p7;
+
+	*ret = NULL;
+	if (sig_size == 0 || sig_size > LONG_MAX)
+		return E2VERITY_ET_SIG_MALFORMED;
+	p7 = d2i_PKCS7(NULL, &p, sig_size);
+	if (!p7)
+		return E2VERITY_ET_SIG_MALFORMED;
+	/*
+	 * The kernel supplies the signed data itself and refuses a message that
+	 * already carries some; trailing bytes are not part of any DER message.
+	 */
+	if (p != sig + sig_size || !PKCS7_type_is_signed(p7) || !PKCS7_get_detached(p7) ||
+	    sk_PKCS7_SIGNER_INFO_num(PKCS7_get_signer_info(p7)) <= 0) {
+		PKCS7_free(p7);
+		return E2VERITY_ET_SIG_MALFORMED;
+	}
+	*ret = p7;
+	return 0;
+}
+
+/*
+ * Like the kernel's .fs-verity keyring, any certificate in @cafile is a trust
+ * anchor (an intermediate will do), and validity dates are not checked: an
+ * image is often verified long after it was signed.
+ */
+static errcode_t e2v_check_chain(X509 *cert, const char *cafile)
+{
+	struct e2v_pass no_pass = { 0 };
+	X509_STORE_CTX *ctx = NULL;
+	X509_STORE *store;
+	unsigned int n = 0;
+	BIO *bio = NULL;
+	errcode_t err;
+	X509 *ca;
+
+	store = X509_STORE_new();
+	if (!store)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_open_pem(cafile, &bio);
+	if (err) {
+		/* the caller could not tell this errno from one about the certificate */
+		err = E2VERITY_ET_CA_LOAD;
+		goto out;
+	}
+	while ((ca = PEM_read_bio_X509(bio, NULL, e2v_pass_cb, &no_pass))) {
+		int ok = X509_STORE_add_cert(store, ca);
+
+		X509_free(ca);
+		if (!ok) {
+			err = E2VERITY_ET_CA_LOAD;
+			goto out;
+		}
+		n++;
+	}
+	if (!n) {
+		err = E2VERITY_ET_CA_LOAD;
+		goto out;
+	}
+	X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME);
+	err = E2VERITY_ET_NO_MEMORY;
+	ctx = X509_STORE_CTX_new();
+	if (!ctx || X509_STORE_CTX_init(ctx, store, cert, NULL) != 1)
+		goto out;
+	err = X509_verify_cert(ctx) == 1 ? 0 : E2VERITY_ET_CERT_UNTRUSTED;
+out:
+	X509_STORE_CTX_free(ctx);
+	X509_STORE_free(store);
+	BIO_free(bio);
+	return err;
+}
+
+errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
+				    size_t sig_size, const char *certfile, const char *cafile)
+{
+	/* the signer is looked up only among the certificates given, never the message's */
+	const int flags = PKCS7_BINARY | PKCS7_NOINTERN | PKCS7_NOVERIFY;
+	uint8_t msg[E2VERITY_FORMATTED_DIGEST_MAX];
+	STACK_OF(X509) *certs = NULL;
+	X509 *cert = NULL;
+	PKCS7 *p7 = NULL;
+	BIO *data = NULL;
+	size_t msg_len;
+	errcode_t err;
+
+	err = e2verity_formatted_digest(alg, digest, msg, &msg_len);
+	if (err)
+		return err;
+	if (!certfile)
+		return E2VERITY_ET_CERT_LOAD;
+	ERR_set_mark();
+	err = e2v_parse_pkcs7(sig, sig_size, &p7);
+	if (err)
+		goto out;
+	err = e2v_load_cert(certfile, &cert);
+	if (err)
+		goto out;
+	err = E2VERITY_ET_NO_MEMORY;
+	certs = sk_X509_new_null();
+	data = BIO_new_mem_buf(msg, msg_len);
+	if (!certs || !data || !sk_X509_push(certs, cert))
+		goto out;
+	if (PKCS7_verify(p7, certs, NULL, data, NULL, flags) != 1) {
+		err = E2VERITY_ET_SIG_INVALID;
+		goto out;
+	}
+	err = cafile ? e2v_check_chain(cert, cafile) : 0;
+out:
+	BIO_free(data);
+	sk_X509_free(certs);
+	X509_free(cert);
+	PKCS7_free(p7);
+	ERR_pop_to_mark();
+	return err;
+}

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cmd_check.c - `e2verity check`: the fsck pass over every sealed file of an image */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "json.h"
+
+/* fsck(8) exit status bits */
+#define FSCK_OK 0
+#define FSCK_UNCORRECTED 4
+#define FSCK_ERROR 8
+#define FSCK_USAGE 16
+
+enum {
+	OPT_CA = OPT_FIRST_PRIVATE,
+	OPT_REQUIRE_SIGNATURES,
+	OPT_JSON,
+	OPT_THREADS,
+};
+
+/* One file's result with the findings that belong to it, kept for printing at the end */
+struct e2v_checked {
+	struct e2verity_check_file file;
+	size_t first_finding, nr_findings;
+	char *path;
+};
+
+struct e2v_check_cli {
+	const char *image;
+	int json, verbose, progress;
+	struct e2verity_check_opts opts;
+	struct e2verity_finding *findings;
+	size_t nr_findings, cap_findings;
+	struct e2v_checked *files;
+	size_t nr_files, cap_files;
+	size_t pending_findings; /* findings of the file being checked */
+	const char *next_path;	 /* the path of the file being checked, when given */
+	int last_percent;
+};
+
+static int e2v_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	*cap = *cap ? 2 * *cap : 32;
+	nv = realloc(*v, *cap * size);
+	if (!nv)
+		return -1;
+	*v = nv;
+	return 0;
+}
+
+static errcode_t e2v_on_finding(void *ctx, const struct e2verity_finding *f)
+{
+	struct e2v_check_cli *c = ctx;
+
+	if (e2v_grow((void **)&c->findings, &c->cap_findings, c->nr_findings, sizeof(*f)))
+		return ENOMEM;
+	c->findings[c->nr_findings++] = *f;
+	c->pending_findings++;
+	return 0;
+}
+
+static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
+{
+	struct e2v_check_cli *c = ctx;
+	struct e2v_checked *r;
+
+	if (e2v_grow((void **)&c->files, &c->cap_files, c->nr_files, sizeof(*c->files)))
+		return ENOMEM;
+	r = &c->files[c->nr_files++];
+	r->file = *file;
+	r->nr_findings = c->pending_findings;
+	r->first_finding = c->nr_findings - c->pending_findings;
+	r->path = c->next_path ? strdup(c->next_path) : NULL;
+	c->pending_findings = 0;
+	return 0;
+}
+
+static void e2v_on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct e2v_check_cli *c = ctx;
+	int percent = total ? (int)(done * 100 / total) : 100;
+
+	if (percent == c->last_percent)
+		return;
+	c->last_percent = percent;
+	fprintf(stderr, "\r%s: checking, %3d%% of the sealed data hashed", c->image, percent);
+	fflush(stderr);
+}
+
+/* Names the files found by scanning the image, in one walk of its directories. */
+static errcode_t e2v_name_files(struct e2v_check_cli *c, ext2_filsys fs)
+{
+	ext2_ino_t *inos;
+	char **paths;
+	size_t n = 0;
+	errcode_t err;
+
+	inos = malloc((c->nr_files + 1) * sizeof(*inos));
+	paths = malloc((c->nr_files + 1) * sizeof(*paths));
+	if (!inos || !paths) {
+		err = ENOMEM;
+		goto out;
+	}
+	/* only what will be printed: every file with -v or --json -v, else those with findings */
+	for (size_t i = 0; i < c->nr_files; i++)
+		if (!c->files[i].path && (c->verbose || c->files[i].nr_findings))
+			inos[n++] = c->files[i].file.ino;
+	err = e2verity_inode_paths(fs, inos, n, paths);
+	if (err)
+		goto out;
+	n = 0;
+	for (size_t i = 0; i < c->nr_files; i++)
+		if (!c->files[i].path && (c->verbose || c->files[i].nr_findings))
+			c->files[i].path = paths[n++];
+out:
+	free(inos);
+	free(paths);
+	return err;
+}
+
+static const char *e2v_status_word(const struct e2verity_check_file *f)
+{
+	return f->errors ? "failed" : f->skipped ? "skipped" : "ok";
+}
+
+static void e2v_digest_string(const struct e2verity_check_file *f, char *out)
+{
+	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(f->desc.hash_algorithm);
+	size_t len = strlen(alg->name);
+
+	memcpy(out, alg->name, len);
+	out[len] = ':';
+	e2v_bin2hex(f->digest, f->digest_size, out + len + 1);
+}
+
+#define E2V_DIGEST_STRING_MAX (8 + 2 * E2VERITY_MAX_DIGEST_SIZE + 1)
+
+static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_stats *st)
+{
+	char msg[1024], digest[E2V_DIGEST_STRING_MAX];
+
+	for (size_t i = 0; i < c->nr_files; i++) {
+		const struct e2v_checked *r = &c->files[i];
+		const char *path = r->path ? r->path : "(no name)";
+
+		for (size_t k = 0; k < r->nr_findings; k++) {
+			const struct e2verity_finding *f = &c->findings[r->first_finding + k];
+
+			e2verity_finding_format(f, msg, sizeof(msg));
+			printf("%s (inode %u): %s %s: %s\n", path, f->ino,
+			       e2verity_severity_name(f->problem->severity), f->problem->id, msg);
+		}
+		if (!c->verbose)
+			continue;
+		if (r->file.have_descriptor)
+			e2v_digest_string(&r->file, digest);
+		else
+			strcpy(digest, "-");
+		printf("%s %s %s%s\n", e2v_status_word(&r->file), digest, path,
+		       r->file.signature_verified ? " (signed, verified)"
+		       : r->file.signed_file	  ? " (signed)"
+						  : "");
+	}
+	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed; "
+	       "%llu bytes hashed\n",
+	       c->image, (unsigned long long)st->files, (unsigned long long)st->passed,
+	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
+	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed);
+}
+
+/* The template's placeholders say which of the finding's values mean something. */
+static void e2v_json_finding(struct e2v_json *j, const struct e2verity_finding *f)
+{
+	const char *t = f->problem->message;
+	char msg[1024], hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
+
+	e2verity_finding_format(f, msg, sizeof(msg));
+	e2v_json_begin_object(j, NULL);
+	e2v_json_uint(j, "code", f->problem->code);
+	e2v_json_string(j, "id", f->problem->id);
+	e2v_json_string(j, "severity", e2verity_severity_name(f->problem->severity));
+	e2v_json_string(j, "message", msg);
+	if (strstr(t, "%v") || strstr(t, "%h"))
+		e2v_json_uint(j, "value", f->value);
+	if (strstr(t, "%x"))
+		e2v_json_uint(j, "expected", f->expected);
+	if (strstr(t, "%o"))
+		e2v_json_uint(j, "offset", f->offset);
+	if (strstr(t, "%l"))
+		e2v_json_uint(j, "level", f->level);
+	if (strstr(t, "%b"))
+		e2v_json_uint(j, "block", f->block);
+	if (strstr(t, "%n"))
+		e2v_json_uint(j, "count", f->count);
+	if (strstr(t, "%S")) {
+		e2v_bin2hex(f->stored, f->hash_size, hex);
+		e2v_json_string(j, "stored_hash", hex);
+	}
+	if (strstr(t, "%C")) {
+		e2v_bin2hex(f->computed, f->hash_size, hex);
+		e2v_json_string(j, "computed_hash", hex);
+	}
+	if (strstr(t, "%e"))
+		e2v_json_string(j, "error", error_message(f->err));
+	e2v_json_end_object(j);
+}
+
+static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const struct e2v_checked *r)
+{
+	const struct e2verity_check_file *f = &r->file;
+	char digest[E2V_DIGEST_STRING_MAX], salt[2 * E2VERITY_MAX_SALT_SIZE + 1];
+
+	e2v_json_begin_object(j, NULL);
+	e2v_json_uint(j, "inode", f->ino);
+	if (r->path)
+		e2v_json_string(j, "path", r->path);
+	else
+		e2v_json_null(j, "path");
+	e2v_json_string(j, "status", e2v_status_word(f));
+	e2v_json_uint(j, "data_size", f->data_size);
+	if (f->have_descriptor) {
+		e2v_digest_string(f, digest);
+		e2v_json_string(j, "digest", digest);
+		e2v_json_string(j, "hash_algorithm",
+				e2verity_hash_alg_by_num(f->desc.hash_algorithm)->name);
+		e2v_json_uint(j, "block_size", 1u << f->desc.log_blocksize);
+		e2v_bin2hex(f->desc.salt, f->desc.salt_size, salt);
+		e2v_json_string(j, "salt", salt);
+	} else {
+		e2v_json_null(j, "digest");
+	}
+	e2v_json_bool(j, "signed", f->signed_file);
+	e2v_json_bool(j, "signature_verified", f->signature_verified);
+	e2v_json_begin_array(j, "findings");
+	for (size_t k = 0; k < r->nr_findings; k++)
+		e2v_json_finding(j, &c->findings[r->first_finding + k]);
+	e2v_json_end_array(j);
+	e2v_json_end_object(j);
+}
+
+static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_stats *st,
+			   const char *error, int status)
+{
+	struct e2v_json j;
+
+	e2v_json_init(&j, stdout);
+	e2v_json_begin_object(&j, NULL);
+	e2v_json_string(&j, "image", c->image);
+	e2v_json_begin_array(&j, "files");
+	for (size_t i = 0; i < c->nr_files; i++)
+		if (c->verbose || c->files[i].nr_findings)
+			e2v_json_file(c, &j, &c->files[i]);
+	e2v_json_end_array(&j);
+	e2v_json_begin_object(&j, "summary");
+	e2v_json_uint(&j, "files", st->files);
+	e2v_json_uint(&j, "passed", st->passed);
+	e2v_json_uint(&j, "failed", st->failed);
+	e2v_json_uint(&j, "skipped", st->skipped);
+	e2v_json_uint(&j, "signed", st->signed_files);
+	e2v_json_uint(&j, "bytes_hashed", st->bytes_hashed);
+	e2v_json_uint(&j, "errors", st->errors);
+	e2v_json_uint(&j, "warnings", st->warnings);
+	e2v_json_end_object(&j);
+	if (error)
+		e2v_json_string(&j, "error", error);
+	e2v_json_uint(&j, "exit_status", status);
+	e2v_json_end_object(&j);
+}
+
+static int e2v_parse_threads(const char *arg, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > 64)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Checks the named files, or the whole image; *@doing/@what name a failure. */
+static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **paths, int npaths,
+			       struct e2verity_check_stats *st, const char **doing,
+			       const char **what)
+{
+	ext2_ino_t *inos;
+	errcode_t err = 0;
+
+	*what = c->image;
+	if (!npaths) {
+		*doing = "checking";
+		return e2verity_check_image(fs, &c->opts, st);
+	}
+	inos = calloc(npaths, sizeof(*inos));
+	if (!inos)
+		return ENOMEM;
+	/* every path first: a typo is reported before minutes of hashing */
+	*doing = "looking up";
+	for (int i = 0; i < npaths && !err; i++) {
+		*what = paths[i];
+		err = e2v_lookup_path(fs, paths[i], &inos[i]);
+	}
+	if (!err)
+		*doing = "checking";
+	for (int i = 0; i < npaths && !err; i++) {
+		*what = paths[i];
+		c->next_path = paths[i];
+		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
+	}
+	c->next_path = NULL;
+	free(inos);
+	return err;
+}
+
+int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "cert", required_argument, NULL, OPT_CERT },
+		{ "ca", required_argument, NULL, OPT_CA },
+		{ "require-signatures", no_argument, NULL, OPT_REQUIRE_SIGNATURES },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct e2v_check_cli c = { .last_percent = -1 };
+	struct e2verity_check_stats st = { 0 };
+	const char *doing = "opening", *what;
+	char errbuf[512];
+	ext2_filsys fs = NULL;
+	errcode_t err;
+	int opt, status;
+
+	c.opts.threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	while ((opt = getopt_long(argc, argv, "j:pv", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CERT:
+			c.opts.certfile = optarg;
+			break;
+		case OPT_CA:
+			c.opts.cafile = optarg;
+			break;
+		case OPT_REQUIRE_SIGNATURES:
+			c.opts.require_signatures = 1;
+			break;
+		case OPT_JSON:
+			c.json = 1;
+			break;
+		case 'j':
+		case OPT_THREADS:
+			if (e2v_parse_threads(optarg, &c.opts.threads)) {
+				e2v_usage_error(cmd, "invalid thread count '%s' (1 to 64)", optarg);
+				return FSCK_USAGE;
+			}
+			break;
+		case 'p':
+			c.progress = 1;
+			break;
+		case 'v':
+			c.verbose = 1;
+			break;
+		case OPT_HELP:
+			e2v_usage(cmd, stdout);
+			return FSCK_OK;
+		default:
+			e2v_usage_error(cmd, NULL);
+			return FSCK_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		e2v_usage_error(cmd, "no IMAGE given");
+		return FSCK_USAGE;
+	}
+	if (c.opts.cafile && !c.opts.certfile) {
+		e2v_usage_error(cmd, "--ca needs --cert");
+		return FSCK_USAGE;
+	}
+	c.image = argv[optind++];
+	for (int i = optind; i < argc; i++) {
+		if (argv[i][0] != '/') {
+			e2v_usage_error(cmd, "'%s' is not an absolute path inside the image",
+					argv[i]);
+			return FSCK_USAGE;
+		}
+	}
+	c.opts.finding = e2v_on_finding;
+	c.opts.file_done = e2v_on_file;
+	c.opts.ctx = &c;
+	if (c.progress && isatty(STDERR_FILENO))
+		c.opts.progress = e2v_on_progress;
+
+	what = c.image;
+	err = e2v_open_image(c.image, 0, &fs, &doing);
+	if (!err)
+		err = e2v_run_check(&c, fs, argv + optind, argc - optind, &st, &doing, &what);
+	if (c.opts.progress && c.last_percent >= 0)
+		fprintf(stderr, "\r%*s\r", 70, "");
+	status = st.failed ? FSCK_UNCORRECTED : FSCK_OK;
+	if (err) {
+		e2v_error(err, "while %s '%s'", doing, what);
+		snprintf(errbuf, sizeof(errbuf), "%s while %s '%s'", error_message(err), doing,
+			 what);
+		status |= FSCK_ERROR;
+	}
+	if (fs) {
+		/* name what was checked, even after a failure, so that it can be reported */
+		err = e2v_name_files(&c, fs);
+		if (err && !(status & FSCK_ERROR)) {
+			e2v_error(err, "while naming the files of '%s'", c.image);
+			snprintf(errbuf, sizeof(errbuf), "%s while naming the files of '%s'",
+				 error_message(err), c.image);
+			status |= FSCK_ERROR;
+		}
+	}
+	if (fs)
+		ext2fs_close_free(&fs);
+	if (c.json)
+		e2v_print_json(&c, &st, status & FSCK_ERROR ? errbuf : NULL, status);
+	else if (!(status & FSCK_ERROR) || c.nr_files)
+		e2v_print_text(&c, &st);
+	if (fflush(stdout) || ferror(stdout)) {
+		e2v_error(errno, "while writing to standard output");
+		status |= FSCK_ERROR;
+	}
+	for (size_t i = 0; i < c.nr_files; i++)
+		free(c.files[i].path);
+	free(c.files);
+	free(c.findings);
+	return status;
+}

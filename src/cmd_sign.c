@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cmd_sign.c - `e2verity sign`: a built-in signature of a host file, as `fsverity sign` */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include "cmd.h"
+
+/* The library reports errno values without saying which file they concern. */
+static const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile)
+{
+	int fd;
+
+	if (!certfile || err == E2VERITY_ET_KEY_LOAD || err == E2VERITY_ET_KEY_PASS_NEEDED ||
+	    err == E2VERITY_ET_KEY_BAD_PASS || err == E2VERITY_ET_KEY_CERT_MISMATCH)
+		return keyfile;
+	if (err == E2VERITY_ET_CERT_LOAD)
+		return certfile;
+	/* the key is read first: if it opens, the certificate was at fault */
+	fd = open(keyfile, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return keyfile;
+	close(fd);
+	return certfile;
+}
+
+/*
+ * Loads the key, asking for its pass phrase on the terminal when it is
+ * encrypted and none was given, as openssl(1) does.  Only an interactive user
+ * is asked: a script gets the error.
+ */
+static errcode_t e2v_load_signer(const char *keyfile, const char *certfile, const char *key_pass,
+				 struct e2verity_signer **signer)
+{
+	char prompt[256], pass[1024];
+	errcode_t err;
+
+	err = e2verity_signer_load(keyfile, certfile, key_pass, signer);
+	if (err != E2VERITY_ET_KEY_PASS_NEEDED || key_pass || !isatty(STDIN_FILENO))
+		return err;
+	snprintf(prompt, sizeof(prompt), "Enter pass phrase for %s:", keyfile);
+	if (EVP_read_pw_string(pass, sizeof(pass), prompt, 0) != 0)
+		err = E2VERITY_ET_KEY_PASS_NEEDED;
+	else
+		err = e2verity_signer_load(keyfile, certfile, pass, signer);
+	OPENSSL_cleanse(pass, sizeof(pass));
+	return err;
+}
+
+static errcode_t e2v_write_signature(const char *path, const uint8_t *sig, size_t sig_size)
+{
+	struct e2v_outfile out;
+	errcode_t err;
+
+	err = e2v_outfile_open(&out, path);
+	if (err)
+		return err;
+	err = e2v_write_all(out.fd, sig, sig_size, 0);
+	if (!err)
+		err = e2v_outfile_commit(&out);
+	e2v_outfile_abort(&out);
+	return err;
+}
+
+int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		E2V_TREE_LONG_OPTIONS,
+		{ "key", required_argument, NULL, OPT_KEY },
+		{ "cert", required_argument, NULL, OPT_CERT },
+		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *keyfile = NULL, *certfile = NULL, *key_pass = NULL, *file, *sigfile, *doing;
+	char hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
+	struct e2verity_signer *signer = NULL;
+	struct e2v_tree_opts t = { 0 };
+	struct e2verity_result res;
+	int ret = E2V_EXIT_FAILURE, opt, r;
+	uint8_t *sig = NULL;
+	size_t sig_size;
+	errcode_t err;
+
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		r = e2v_parse_tree_option(opt, optarg, &t);
+		if (r < 0)
+			return e2v_usage_error(cmd, NULL);
+		if (r > 0)
+			continue;
+		switch (opt) {
+		case OPT_KEY:
+			keyfile = optarg;
+			break;
+		case OPT_CERT:
+			certfile = optarg;
+			break;
+		case OPT_KEY_PASS:
+			key_pass = optarg;
+			break;
+		case OPT_HELP:
+			e2v_usage(cmd, stdout);
+			return E2V_EXIT_OK;
+		default:
+			return e2v_usage_error(cmd, NULL);
+		}
+	}
+	if (argc - optind != 2)
+		return e2v_usage_error(cmd, "FILE and OUT_SIGFILE are needed");
+	if (!keyfile)
+		return e2v_usage_error(cmd, "no --key given");
+	file = argv[optind];
+	sigfile = argv[optind + 1];
+	t.params.threads = e2v_default_threads();
+	if (e2verity_params_validate(&t.params))
+		return e2v_usage_error(cmd, "invalid tree parameters");
+
+	/* a bad key must not cost a whole file's hashing */
+	err = e2v_load_signer(keyfile, certfile, key_pass, &signer);
+	if (err) {
+		e2v_error(err, "while loading '%s'", e2v_failed_file(err, keyfile, certfile));
+		goto out;
+	}
+	err = e2v_digest_host_file(file, &t, &res, &doing);
+	if (err) {
+		e2v_error(err, "while %s '%s'", doing, file);
+		goto out;
+	}
+	err = e2verity_sign_digest(signer, t.params.hash_alg, res.digest, &sig, &sig_size);
+	if (err) {
+		e2v_error(err, "while signing '%s'", file);
+		goto out;
+	}
+	err = e2v_write_signature(sigfile, sig, sig_size);
+	if (err) {
+		e2v_error(err, "while writing the signature file '%s'", sigfile);
+		goto out;
+	}
+	e2v_bin2hex(res.digest, res.digest_size, hex);
+	printf("Signed file '%s' (%s:%s)\n", file,
+	       e2verity_hash_alg_by_num(t.params.hash_alg)->name, hex);
+	if (fflush(stdout) || ferror(stdout)) {
+		e2v_error(errno, "while writing to standard output");
+		goto out;
+	}
+	ret = E2V_EXIT_OK;
+out:
+	free(sig);
+	e2verity_signer_free(signer);
+	return ret;
+}

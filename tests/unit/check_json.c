@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* check_json.c - unit tests of src/json.c: string escaping, nesting and commas */
+#include <stdio.h>
+
+#include "json.h"
+#include "unit.h"
+
+/* what the writer produced, as a string: free() it */
+static char *capture(void (*fn)(FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	fn(f);
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
+static const char *esc_input;
+
+static void write_esc(FILE *f)
+{
+	e2v_json_write_string(f, esc_input);
+}
+
+static void expect_escaped(const char *in, const char *want)
+{
+	char *got;
+
+	esc_input = in;
+	got = capture(write_esc);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(test_escapes)
+{
+	expect_escaped("", "\"\"");
+	expect_escaped("/dir/sub/nested file", "\"/dir/sub/nested file\"");
+	expect_escaped("a\"b\\c", "\"a\\\"b\\\\c\"");
+	expect_escaped("tab\there\nnl", "\"tab\\there\\nnl\"");
+	expect_escaped("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
+	/* valid UTF-8 passes through */
+	expect_escaped("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		       "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	/* file names are bytes: invalid UTF-8 becomes \u00XX, never raw */
+	expect_escaped("\xff\xfe", "\"\\u00ff\\u00fe\"");
+	expect_escaped("\xc3", "\"\\u00c3\"");			     /* truncated sequence */
+	expect_escaped("\xc0\xaf", "\"\\u00c0\\u00af\"");	     /* overlong '/' */
+	expect_escaped("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\""); /* a surrogate */
+	expect_escaped("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\""); /* > U+10FFFF */
+}
+END_TEST
+
+static void write_doc(FILE *f)
+{
+	struct e2v_json j;
+
+	e2v_json_init(&j, f);
+	e2v_json_begin_object(&j, NULL);
+	e2v_json_string(&j, "image", "x.img");
+	e2v_json_begin_array(&j, "files");
+	e2v_json_begin_object(&j, NULL);
+	e2v_json_uint(&j, "inode", 12);
+	e2v_json_bool(&j, "signed", 0);
+	e2v_json_null(&j, "path");
+	e2v_json_begin_array(&j, "findings");
+	e2v_json_end_array(&j);
+	e2v_json_end_object(&j);
+	e2v_json_end_array(&j);
+	e2v_json_uint(&j, "big", 18446744073709551615ULL);
+	e2v_json_bool(&j, "ok", 1);
+	e2v_json_end_object(&j);
+}
+
+START_TEST(test_document)
+{
+	char *got = capture(write_doc);
+
+	ck_assert_str_eq(got, "{\n"
+			      "  \"image\": \"x.img\",\n"
+			      "  \"files\": [\n"
+			      "    {\n"
+			      "      \"inode\": 12,\n"
+			      "      \"signed\": false,\n"
+			      "      \"path\": null,\n"
+			      "      \"findings\": []\n"
+			      "    }\n"
+			      "  ],\n"
+			      "  \"big\": 18446744073709551615,\n"
+			      "  \"ok\": true\n"
+			      "}\n");
+	free(got);
+}
+END_TEST
+
+static Suite *json_suite(void)
+{
+	Suite *s = suite_create("json");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_escapes);
+	tcase_add_test(tc, test_document);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(json_suite());
+}
