@@ -29,6 +29,8 @@ struct e2v_seal_cli {
 	struct e2verity_seal_opts opts;
 	const char *image;
 	const char *undo_file;
+	const char *keyfile, *certfile, *key_pass;
+	struct e2verity_signer *signer;
 	char **paths;
 	int npaths;
 	const char **files_from;
@@ -68,6 +70,9 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "key", required_argument, NULL, OPT_KEY },
+		{ "cert", required_argument, NULL, OPT_CERT },
+		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -135,6 +140,15 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		case OPT_VERBOSE:
 			c->verbose = 1;
 			break;
+		case OPT_KEY:
+			c->keyfile = optarg;
+			break;
+		case OPT_CERT:
+			c->certfile = optarg;
+			break;
+		case OPT_KEY_PASS:
+			c->key_pass = optarg;
+			break;
 		case OPT_HELP:
 			e2v_usage(cmd, stdout);
 			exit(E2V_EXIT_OK);
@@ -151,6 +165,8 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
 	if (c->dry_run && c->undo_file)
 		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
+	if ((c->certfile || c->key_pass) && !c->keyfile)
+		return e2v_usage_error(cmd, "--cert and --key-pass need --key");
 	if (e2verity_params_validate(&c->tree.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 	c->opts.params = c->tree.params;
@@ -158,6 +174,32 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 	if (c->progress && (c->quiet || !isatty(STDERR_FILENO)))
 		c->progress = 0;
 	return E2V_EXIT_OK;
+}
+
+/*
+ * Loads the signing key before the image is touched.  The space check needs
+ * the signature's size before any digest is known: one signature of a dummy
+ * digest gives it (ECDSA's DER varies by a few bytes, hence the margin).
+ */
+static errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
+{
+	uint8_t zero[E2VERITY_MAX_DIGEST_SIZE] = { 0 }, *sig = NULL;
+	size_t sig_size = 0;
+	errcode_t err;
+
+	*doing = "loading";
+	err = e2v_load_signer(c->keyfile, c->certfile, c->key_pass, &c->signer);
+	if (err)
+		return err;
+	*doing = "signing with";
+	err = e2verity_sign_digest(c->signer, c->opts.params.hash_alg, zero, &sig, &sig_size);
+	free(sig);
+	if (err)
+		return err;
+	c->opts.sign = e2v_sign_cb;
+	c->opts.sign_ctx = c->signer;
+	c->opts.sig_size_max = sig_size + 16;
+	return 0;
 }
 
 /* One e2verity at a time per image: the lock lives as long as the process. */
@@ -438,6 +480,16 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (status != E2V_EXIT_OK)
 		goto out;
 	status = E2V_EXIT_FAILURE;
+	if (c.keyfile) {
+		const char *doing;
+
+		err = e2v_seal_signer(&c, &doing);
+		if (err) {
+			e2v_error(err, "while %s '%s'", doing,
+				  e2v_failed_file(err, c.keyfile, c.certfile));
+			goto out;
+		}
+	}
 	err = e2v_lock_image(c.image, !c.dry_run);
 	if (err) {
 		e2v_error(err, "while locking '%s'", c.image);
@@ -469,7 +521,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (!sel.n && !sel.errors) {
 		/* -r on an empty directory, or everything excluded: nothing to do is no failure */
 		if (!c.quiet)
-			fprintf(stderr, "%s: no regular file selected in '%s'\n", e2v_prog, c.image);
+			fprintf(stderr, "%s: no regular file selected in '%s'\n", e2v_prog,
+				c.image);
 		status = E2V_EXIT_OK;
 		goto out;
 	}
@@ -499,5 +552,6 @@ out:
 	free(plans);
 	free(c.files_from);
 	free(c.excludes);
+	e2verity_signer_free(c.signer);
 	return status;
 }
