@@ -127,8 +127,8 @@ else
 	echo "note: no loop mount here; the mounted-image refusal is not exercised" >&2
 fi
 
-# usage errors: status 2, the reason and the usage (4 lines)
-EXPECT_LINES=4
+# usage errors: status 2, the reason and the usage
+EXPECT_LINES=$((1 + $("$E2VERITY" seal --help | wc -l)))
 refuse "no image" 2 "no IMAGE given" ok.img
 refuse "no path" 2 "no PATH given" ok.img ok.img
 refuse "bad thread count" 2 "invalid thread count '0'" ok.img -j 0 ok.img /good
