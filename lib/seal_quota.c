@@ -32,8 +32,8 @@ static errcode_t e2v_qblock_io(ext2_file_t f, uint32_t blk, uint8_t *buf, int wr
 	err = ext2fs_file_llseek(f, (uint64_t)blk * QT_BLOCK, EXT2_SEEK_SET, NULL);
 	if (err)
 		return err;
-	err = write ? ext2fs_file_write(f, buf, QT_BLOCK, &got) :
-		      ext2fs_file_read(f, buf, QT_BLOCK, &got);
+	err = write ? ext2fs_file_write(f, buf, QT_BLOCK, &got)
+		    : ext2fs_file_read(f, buf, QT_BLOCK, &got);
 	if (!err && got != QT_BLOCK)
 		err = E2VERITY_ET_SHORT_READ;
 	return err;
