@@ -703,7 +703,7 @@ enum e2verity_seal_action {
 struct e2verity_seal_plan {
 	enum e2verity_seal_action action;
 	uint64_t data_size;
-	uint64_t blocks_needed; /* fs blocks to allocate: tree, descriptor, extent tree, moved data */
+	uint64_t blocks_needed; /* upper bound of the fs blocks to allocate (all metadata) */
 	uint64_t blocks_freed;	/* allocated blocks past EOF that are released first */
 	int inline_data;	/* the data is inline: it moves into a block of its own */
 	struct e2verity_geometry geo;
