@@ -71,7 +71,8 @@ static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
 			.uninit = !!(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT),
 		};
 	}
-	qsort(f->extents, f->nr_extents, sizeof(*f->extents), e2v_extent_cmp);
+	if (f->nr_extents)
+		qsort(f->extents, f->nr_extents, sizeof(*f->extents), e2v_extent_cmp);
 out:
 	ext2fs_extent_free(handle);
 	return err;
@@ -139,6 +140,19 @@ static const struct e2v_extent *e2v_find_extent(const struct e2v_ext4_file *f, b
 			hi = mid;
 	}
 	return lo < f->nr_extents ? &f->extents[lo] : NULL;
+}
+
+errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t *pblk,
+			    blk64_t *run)
+{
+	const struct e2v_extent *e = e2v_find_extent(f, lblk);
+
+	if (!e || e->lblk > lblk || e->uninit)
+		return E2VERITY_ET_CORRUPT;
+	*pblk = e->pblk + (lblk - e->lblk);
+	if (run)
+		*run = e->lblk + e->len - lblk;
+	return 0;
 }
 
 errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)

@@ -93,11 +93,23 @@ errcode_t e2v_open_image(const char *image, int writable, ext2_filsys *fs, const
 /* The inode of an absolute path inside the image. */
 errcode_t e2v_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino);
 
+/*
+ * Loads a signing key (asking for its pass phrase on a terminal when needed)
+ * and names the file an error concerns.
+ */
+errcode_t e2v_load_signer(const char *keyfile, const char *certfile, const char *key_pass,
+			  struct e2verity_signer **signer);
+const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile);
+/* an e2verity_sign_fn over e2verity_sign_digest(); @ctx is the signer */
+errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
+		      size_t *sig_size);
+
 int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_check(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[]);
 
 #endif /* E2VERITY_CMD_H */
