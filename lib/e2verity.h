@@ -353,6 +353,124 @@ errcode_t e2verity_ext4_layout(uint64_t data_size, uint64_t tree_size, uint32_t 
 errcode_t e2verity_ext4_locate(uint64_t data_size, uint64_t end, uint32_t desc_size,
 			       unsigned int fs_block_size, struct e2verity_ext4_layout *l);
 
+/* ---- sealing files in an ext4 image ------------------------------------------ */
+
+/* e2verity_seal_opts.flags */
+#define E2VERITY_SEAL_IMMUTABLE 0x1 /* also set the immutable flag (the kernel never does) */
+#define E2VERITY_SEAL_FORCE 0x2	    /* reseal files that are sealed already, whatever their state */
+
+/*
+ * Signs a file digest for the built-in signature stored after the descriptor.
+ * Returns the DER PKCS#7 bytes in a malloc()ed buffer that the library frees.
+ * e2verity_sign_digest() fits behind a one-line wrapper.
+ */
+typedef errcode_t (*e2verity_sign_fn)(void *ctx, unsigned int alg, const uint8_t *digest,
+				      uint8_t **sig, size_t *sig_size);
+
+/* Reports hashing progress of one file: @done of @total data bytes. */
+typedef void (*e2verity_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+struct e2verity_seal_opts {
+	struct e2verity_params params; /* tree parameters; threads for hashing */
+	unsigned int flags;	       /* E2VERITY_SEAL_* */
+	/* a built-in signature: made by @sign once the digest is known ... */
+	e2verity_sign_fn sign;
+	void *sign_ctx;
+	/* upper bound of what @sign returns, for the space check; 0 means the largest allowed */
+	size_t sig_size_max;
+	/* ... or bytes made beforehand (e.g. by `fsverity sign`); ignored when @sign is set */
+	const uint8_t *sig;
+	size_t sig_size;
+	e2verity_progress_fn progress; /* or NULL */
+	void *progress_ctx;
+};
+
+enum e2verity_seal_action {
+	E2VERITY_SEAL_NEW = 1, /* not sealed yet: seal it */
+	E2VERITY_SEAL_SKIP,    /* sealed already with these parameters: leave it alone */
+	E2VERITY_SEAL_RESEAL,  /* sealed already and E2VERITY_SEAL_FORCE given: seal it again */
+};
+
+/* What sealing one inode will do, found without writing anything */
+struct e2verity_seal_plan {
+	enum e2verity_seal_action action;
+	uint64_t data_size;
+	uint64_t blocks_needed; /* fs blocks to allocate: tree, descriptor, extent tree, moved data */
+	uint64_t blocks_freed;	/* allocated blocks past EOF that are released first */
+	int inline_data;	/* the data is inline: it moves into a block of its own */
+	struct e2verity_geometry geo;
+	/* placement, assuming the largest signature @opts allows */
+	struct e2verity_ext4_layout layout;
+	/* for E2VERITY_SEAL_SKIP: the stored descriptor and its digest */
+	struct e2verity_descriptor desc;
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+	unsigned int digest_size;
+};
+
+/* What sealing one inode did */
+struct e2verity_seal_result {
+	enum e2verity_seal_action action;
+	struct e2verity_descriptor desc; /* as stored: sig_size is the signature's length */
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+	unsigned int digest_size;
+	struct e2verity_ext4_layout layout;
+	uint64_t blocks_allocated;
+	uint64_t blocks_freed;
+	int inline_moved; /* the inline data was moved into a block */
+	int tail_zeroed;  /* stale bytes after EOF in the last data block were zeroed */
+};
+
+/**
+ * e2verity_seal_check_fs() - can files of this filesystem be sealed at all
+ * @fs: open filesystem
+ * @opts: seal options (only the tree parameters are looked at)
+ *
+ * Return: 0, a tree parameter error, E2VERITY_ET_NO_EXTENT_FEATURE,
+ * E2VERITY_ET_BIGALLOC, E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS or
+ * E2VERITY_ET_NEEDS_RECOVERY.
+ */
+errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts *opts);
+
+/**
+ * e2verity_seal_prepare() - the pre-flight check of one inode
+ * @fs: open filesystem (read-only is enough)
+ * @ino: the inode to seal
+ * @opts: seal options
+ * @plan: what sealing would do, and the blocks it needs
+ *
+ * Refuses, without writing, anything that cannot be sealed: not a regular
+ * file, block-mapped, encrypted, DAX, append-only, or sealed already with
+ * other parameters (or with unreadable metadata) unless E2VERITY_SEAL_FORCE.
+ * A file sealed already with the same parameters (including whether it is
+ * signed) gives E2VERITY_SEAL_SKIP and the stored digest.
+ *
+ * Return: 0 or the reason the inode cannot be sealed.
+ */
+errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
+				const struct e2verity_seal_opts *opts,
+				struct e2verity_seal_plan *plan);
+
+/**
+ * e2verity_seal_inode() - enable fs-verity on one inode, as the kernel would
+ * @fs: filesystem opened read-write, borrowed: it is not closed or flushed
+ *      except that setting the verity feature flushes it once
+ * @ino: the inode to seal
+ * @opts: seal options
+ * @res: what was done, the descriptor and the file digest
+ *
+ * Runs e2verity_seal_prepare() first.  Then moves inline data into a block,
+ * removes blocks past EOF, zeroes stale bytes after EOF in the last data
+ * block, allocates the metadata blocks near the data, writes the Merkle tree,
+ * descriptor, signature and size word, sets the verity feature (flushing the
+ * superblock) and finally writes the inode with EXT4_VERITY_FL.  i_size and
+ * the inode's timestamps are left as they were.  If writing fails, the blocks
+ * it allocated are released and the inode is left unsealed.
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
+			      struct e2verity_seal_result *res);
+
 #ifdef __cplusplus
 }
 #endif

@@ -141,6 +141,19 @@ static const struct e2v_extent *e2v_find_extent(const struct e2v_ext4_file *f, b
 	return lo < f->nr_extents ? &f->extents[lo] : NULL;
 }
 
+errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t *pblk,
+			    blk64_t *run)
+{
+	const struct e2v_extent *e = e2v_find_extent(f, lblk);
+
+	if (!e || e->lblk > lblk || e->uninit)
+		return E2VERITY_ET_CORRUPT;
+	*pblk = e->pblk + (lblk - e->lblk);
+	if (run)
+		*run = e->lblk + e->len - lblk;
+	return 0;
+}
+
 errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
 {
 	const unsigned int bs = f->fs->blocksize;

@@ -43,6 +43,14 @@ errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, u
 /* an e2verity_read_fn over e2v_ext4_file_read() */
 errcode_t e2v_ext4_file_read_cb(void *ctx, void *buf, size_t count, uint64_t offset);
 
+/*
+ * Maps logical block @lblk to its physical block and the number of blocks that
+ * follow it contiguously in the same extent.  Holes and unwritten extents give
+ * E2VERITY_ET_CORRUPT: callers only map blocks they allocated initialized.
+ */
+errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t *pblk,
+			    blk64_t *run);
+
 /* The extent with the highest logical start, as the kernel finds it; NULL if none. */
 const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f);
 

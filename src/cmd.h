@@ -86,5 +86,6 @@ errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 			       struct e2verity_result *res, const char **doing);
 
 int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[]);
 
 #endif /* E2VERITY_CMD_H */

@@ -13,6 +13,10 @@ static const struct e2v_command e2v_commands[] = {
 	{ "digest", cmd_digest, "Compute the fs-verity digest of host files",
 	  "FILE... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]" },
+	{ "seal", cmd_seal, "Enable fs-verity on files inside an unmounted ext4 image",
+	  "[-r] [-a|--all] [--files-from=LIST] [--exclude=GLOB]... [--hash-alg=HASH_ALG]\n"
+	  "\t\t[--block-size=BLOCK_SIZE] [--salt=SALT] [--immutable] [--force] [-n|--dry-run]\n"
+	  "\t\t[-z UNDO_FILE] [-j N|--threads=N] [-p|--progress] [-q] [-v] IMAGE [PATH...]" },
 };
 
 static void e2v_main_usage(FILE *f)

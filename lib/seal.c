@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* seal.c - enable fs-verity on an inode of an unmounted ext4 image, the way the kernel would */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "seal_blocks.h"
+
+/* fs/ext4/ext4.h EXT4_DAX_FL; e2fsprogs names it FS_DAX_FL */
+#define E2V_DAX_FL 0x02000000
+/* fs/verity/open.c: a tree whose block is not a page has at most 2^23 blocks */
+#define E2V_MAX_SUBPAGE_TREE_BLOCKS (1ULL << 23)
+
+errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts *opts)
+{
+	struct e2verity_params p = opts->params;
+	errcode_t err;
+
+	err = e2verity_params_validate(&p);
+	if (err)
+		return err;
+	if (!ext2fs_has_feature_extents(fs->super))
+		return E2VERITY_ET_NO_EXTENT_FEATURE;
+	if (ext2fs_has_feature_bigalloc(fs->super))
+		return E2VERITY_ET_BIGALLOC;
+	if (p.block_size > fs->blocksize)
+		return E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS;
+	/* what the journal would replay could overwrite what we write */
+	if (ext2fs_has_feature_journal_needs_recovery(fs->super))
+		return E2VERITY_ET_NEEDS_RECOVERY;
+	return 0;
+}
+
+static int e2v_wants_signature(const struct e2verity_seal_opts *opts)
+{
+	return opts->sign || (opts->sig && opts->sig_size);
+}
+
+/* the largest signature the options can produce, for the space check */
+static size_t e2v_sig_bound(const struct e2verity_seal_opts *opts)
+{
+	if (opts->sign)
+		return opts->sig_size_max && opts->sig_size_max < E2VERITY_MAX_SIGNATURE_SIZE
+			       ? opts->sig_size_max
+			       : E2VERITY_MAX_SIGNATURE_SIZE;
+	return opts->sig ? opts->sig_size : 0;
+}
+
+static int e2v_same_params(const struct e2verity_descriptor *d, const struct e2verity_params *p,
+			   int want_sig)
+{
+	return d->hash_algorithm == p->hash_alg && d->log_blocksize == e2v_ilog2(p->block_size) &&
+	       d->salt_size == p->salt_size && memcmp(d->salt, p->salt, p->salt_size) == 0 &&
+	       !!d->sig_size == want_sig;
+}
+
+/* Decides what to do with an inode that has EXT4_VERITY_FL already. */
+static errcode_t e2v_sealed_state(struct e2v_ext4_file *f, const struct e2verity_params *p,
+				  const struct e2verity_seal_opts *opts,
+				  struct e2verity_seal_plan *plan)
+{
+	const int force = opts->flags & E2VERITY_SEAL_FORCE;
+	struct e2v_verity_meta m;
+	errcode_t err;
+
+	err = e2v_verity_meta_read(f, &m);
+	if (!err && m.desc.data_size != f->size)
+		err = E2VERITY_ET_CORRUPT;
+	if (err) {
+		plan->action = E2VERITY_SEAL_RESEAL;
+		err = force ? 0 : E2VERITY_ET_SEALED_CORRUPT;
+		goto out;
+	}
+	if (!e2v_same_params(&m.desc, p, e2v_wants_signature(opts))) {
+		plan->action = E2VERITY_SEAL_RESEAL;
+		err = force ? 0 : E2VERITY_ET_SEALED_OTHER_PARAMS;
+		goto out;
+	}
+	plan->action = force ? E2VERITY_SEAL_RESEAL : E2VERITY_SEAL_SKIP;
+	plan->desc = m.desc;
+	plan->layout = m.layout;
+	plan->digest_size = e2verity_hash_alg_by_num(p->hash_alg)->digest_size;
+	err = e2verity_descriptor_digest(&m.desc, plan->digest);
+out:
+	e2v_verity_meta_free(&m);
+	return err;
+}
+
+/* depth of the extent tree: a new extent may split one node per level */
+static errcode_t e2v_extent_depth(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
+				  unsigned int *depth)
+{
+	struct ext2_extent_info info;
+	ext2_extent_handle_t h;
+	errcode_t err;
+
+	err = ext2fs_extent_open2(fs, ino, in, &h);
+	if (err)
+		return err;
+	err = ext2fs_extent_get_info(h, &info);
+	ext2fs_extent_free(h);
+	*depth = err ? 0 : info.max_depth;
+	return err;
+}
+
+errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
+				const struct e2verity_seal_opts *opts,
+				struct e2verity_seal_plan *plan)
+{
+	const unsigned int bs = fs->blocksize;
+	struct ext2_inode_large inode;
+	struct ext2_inode *in = EXT2_INODE(&inode);
+	struct e2verity_params p = opts->params;
+	struct e2v_ext4_file f = { 0 };
+	unsigned int depth = 0;
+	blk64_t first_free;
+	errcode_t err;
+
+	memset(plan, 0, sizeof(*plan));
+	err = e2verity_seal_check_fs(fs, opts);
+	if (err)
+		return err;
+	e2verity_params_validate(&p);
+	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
+	if (err)
+		return err;
+	if (!LINUX_S_ISREG(in->i_mode))
+		return E2VERITY_ET_NOT_REGULAR;
+	if (in->i_flags & EXT4_ENCRYPT_FL)
+		return E2VERITY_ET_ENCRYPTED;
+	if (in->i_flags & E2V_DAX_FL)
+		return E2VERITY_ET_DAX;
+	if (in->i_flags & EXT2_APPEND_FL)
+		return E2VERITY_ET_APPEND_ONLY;
+	plan->inline_data = !!(in->i_flags & EXT4_INLINE_DATA_FL);
+	if (!plan->inline_data && !(in->i_flags & EXT4_EXTENTS_FL))
+		return E2VERITY_ET_NO_EXTENTS;
+	plan->data_size = EXT2_I_SIZE(in);
+	err = e2verity_geometry(&p, plan->data_size, &plan->geo);
+	if (err)
+		return err;
+	if (plan->geo.tree_blocks > E2V_MAX_SUBPAGE_TREE_BLOCKS)
+		return E2VERITY_ET_FILE_TOO_LARGE;
+	err = e2verity_ext4_layout(plan->data_size, plan->geo.tree_size, e2v_sig_bound(opts), bs,
+				   &plan->layout);
+	if (err)
+		return err;
+	plan->action = E2VERITY_SEAL_NEW;
+
+	if (plan->inline_data) {
+		/* an inline inode cannot carry a verity seal: whatever it claims, redo it */
+		if ((in->i_flags & EXT4_VERITY_FL) && !(opts->flags & E2VERITY_SEAL_FORCE))
+			return E2VERITY_ET_SEALED_CORRUPT;
+		plan->blocks_needed = e2v_div_round_up(plan->data_size, bs);
+		goto out;
+	}
+	err = e2v_ext4_file_open(fs, ino, &f);
+	if (err)
+		return err;
+	if (in->i_flags & EXT4_VERITY_FL) {
+		err = e2v_sealed_state(&f, &p, opts, plan);
+		if (err || plan->action == E2VERITY_SEAL_SKIP)
+			goto out;
+	}
+	/* blocks past EOF go first; a reseal frees the old metadata this way */
+	first_free = e2v_div_round_up(plan->data_size, bs);
+	for (size_t i = 0; i < f.nr_extents; i++) {
+		const struct e2v_extent *e = &f.extents[i];
+		blk64_t end = e->lblk + e->len;
+
+		if (end > first_free)
+			plan->blocks_freed += end - (e->lblk > first_free ? e->lblk : first_free);
+	}
+	err = e2v_extent_depth(fs, ino, in, &depth);
+	if (err)
+		goto out;
+out:
+	if (!err && plan->action != E2VERITY_SEAL_SKIP)
+		plan->blocks_needed +=
+			(plan->layout.end - plan->layout.merkle_pos) / bs + depth + 1;
+	e2v_ext4_file_close(&f);
+	return err;
+}
+
+/* the data source of e2verity_compute(), reporting progress */
+struct e2v_seal_reader {
+	struct e2v_ext4_file *f;
+	const struct e2verity_seal_opts *opts;
+};
+
+static errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	struct e2v_seal_reader *rd = ctx;
+	errcode_t err;
+
+	err = e2v_ext4_file_read(rd->f, buf, count, offset);
+	if (!err && rd->opts->progress)
+		rd->opts->progress(rd->opts->progress_ctx, offset + count, rd->f->size);
+	return err;
+}
+
+/* every block the file holds: data, metadata and extent tree nodes */
+static blk64_t e2v_file_blocks(const struct e2v_ext4_file *f)
+{
+	blk64_t n = f->tree_node_blocks;
+
+	for (size_t i = 0; i < f->nr_extents; i++)
+		n += f->extents[i].len;
+	return n;
+}
+
+/* Writes the descriptor, the signature and the size word: [desc_pos, end). */
+static errcode_t e2v_write_descriptor(struct e2v_ext4_file *f, const struct e2verity_ext4_layout *l,
+				      const struct e2verity_descriptor *d, const uint8_t *sig)
+{
+	size_t len = l->end - l->desc_pos;
+	uint8_t *buf;
+	errcode_t err;
+
+	buf = calloc(1, len);
+	if (!buf)
+		return E2VERITY_ET_NO_MEMORY;
+	e2verity_descriptor_encode(d, buf);
+	if (d->sig_size)
+		memcpy(buf + E2VERITY_DESCRIPTOR_SIZE, sig, d->sig_size);
+	e2v_put_le32(buf + len - 4, l->desc_size);
+	err = e2v_write_blocks(f, buf, len, l->desc_pos);
+	free(buf);
+	return err;
+}
+
+/* Sets the verity feature on disk before the first inode carries the flag. */
+static errcode_t e2v_set_feature(ext2_filsys fs)
+{
+	if (ext2fs_has_feature_verity(fs->super))
+		return 0;
+	ext2fs_set_feature_verity(fs->super);
+	ext2fs_mark_super_dirty(fs);
+	return ext2fs_flush(fs);
+}
+
+errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
+			      struct e2verity_seal_result *res)
+{
+	const unsigned int bs = fs->blocksize;
+	const int saved_io_flags = fs->io->flags;
+	struct e2verity_seal_plan plan;
+	struct e2verity_params p = opts->params;
+	struct e2v_ext4_file f = { 0 };
+	struct e2v_tree_writer w = { 0 };
+	struct e2v_seal_reader rd = { &f, opts };
+	struct e2verity_result r;
+	struct ext2_inode *in = EXT2_INODE(&f.inode);
+	const uint8_t *sig = NULL;
+	uint8_t *own_sig = NULL;
+	size_t sig_size = 0;
+	blk64_t meta_first = 0, tree_end, before = 0, inline_blocks = 0;
+	uint32_t orig_flags = 0;
+	int allocating = 0;
+	errcode_t err;
+
+	memset(res, 0, sizeof(*res));
+	err = e2verity_seal_prepare(fs, ino, opts, &plan);
+	if (err)
+		return err;
+	res->action = plan.action;
+	if (plan.action == E2VERITY_SEAL_SKIP) {
+		res->desc = plan.desc;
+		memcpy(res->digest, plan.digest, sizeof(res->digest));
+		res->digest_size = plan.digest_size;
+		res->layout = plan.layout;
+		return 0;
+	}
+	if (!(fs->flags & EXT2_FLAG_RW))
+		return EXT2_ET_RO_FILSYS;
+	if (!fs->block_map) {
+		err = ext2fs_read_block_bitmap(fs);
+		if (err)
+			return err;
+	}
+	e2verity_params_validate(&p);
+	/* each write reaches the image in program order: metadata, then the flagged inode */
+	fs->io->flags |= CHANNEL_FLAGS_WRITETHROUGH;
+
+	if (plan.inline_data) {
+		err = e2v_move_inline_data(fs, ino, &f, &inline_blocks);
+		res->inline_moved = !err;
+	} else {
+		err = e2v_ext4_file_open(fs, ino, &f);
+	}
+	if (err)
+		goto out;
+	orig_flags = in->i_flags & ~EXT4_VERITY_FL;
+	/* a file being resealed is never flagged while its metadata is half written */
+	if (in->i_flags & EXT4_VERITY_FL) {
+		in->i_flags &= ~EXT4_VERITY_FL;
+		err = ext2fs_write_inode(fs, ino, in);
+		if (err)
+			goto out;
+	}
+	before = e2v_file_blocks(&f);
+	err = e2v_punch_from(&f, e2v_div_round_up(plan.data_size, bs));
+	if (err)
+		goto out;
+	res->blocks_freed = before - e2v_file_blocks(&f);
+	before = e2v_file_blocks(&f);
+	err = e2v_zero_tail(&f, &res->tail_zeroed);
+	if (err)
+		goto out;
+
+	/* the tree region first: its blocks are written as the tree is built */
+	meta_first = plan.layout.merkle_pos / bs;
+	tree_end = e2v_div_round_up(plan.layout.merkle_pos + plan.geo.tree_size, bs);
+	allocating = 1;
+	err = e2v_alloc_range(&f, meta_first, tree_end - meta_first);
+	if (err)
+		goto out;
+	err = e2v_tree_writer_init(&w, &f, plan.layout.merkle_pos);
+	if (err)
+		goto out;
+	err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd, e2v_tree_writer_block, &w,
+			       &r);
+	if (!err)
+		err = e2v_tree_writer_flush(&w);
+	if (err)
+		goto out;
+
+	/* then the descriptor region, whose size depends on the signature */
+	if (opts->sign) {
+		err = opts->sign(opts->sign_ctx, p.hash_alg, r.digest, &own_sig, &sig_size);
+		if (err)
+			goto out;
+		sig = own_sig;
+	} else if (opts->sig) {
+		sig = opts->sig;
+		sig_size = opts->sig_size;
+	}
+	err = e2verity_ext4_layout(plan.data_size, r.geo.tree_size, sig_size, bs, &res->layout);
+	if (err)
+		goto out;
+	err = e2v_alloc_range(&f, tree_end, res->layout.end / bs - tree_end);
+	if (err)
+		goto out;
+	r.desc.sig_size = sig_size;
+	err = e2v_write_descriptor(&f, &res->layout, &r.desc, sig);
+	if (err)
+		goto out;
+	/* the kernel finds the descriptor through the last extent: it must end at the size word */
+	{
+		const struct e2v_extent *last = e2v_ext4_last_extent(&f);
+
+		if (!last || last->uninit || (last->lblk + last->len) * bs != res->layout.end) {
+			err = E2VERITY_ET_CORRUPT;
+			goto out;
+		}
+	}
+
+	err = e2v_set_feature(fs);
+	if (err)
+		goto out;
+	/* nothing above changes i_size; set it anyway, never through ext2fs_file_set_size2() */
+	err = ext2fs_inode_size_set(fs, in, plan.data_size);
+	if (err)
+		goto out;
+	in->i_flags |= EXT4_VERITY_FL;
+	if (opts->flags & E2VERITY_SEAL_IMMUTABLE)
+		in->i_flags |= EXT2_IMMUTABLE_FL;
+	err = ext2fs_write_inode(fs, ino, in);
+	if (err)
+		goto out;
+
+	res->desc = r.desc;
+	memcpy(res->digest, r.digest, sizeof(res->digest));
+	res->digest_size = r.digest_size;
+	res->blocks_allocated = inline_blocks + e2v_file_blocks(&f) - before;
+out:
+	if (err && allocating) {
+		/* leave the file as it was found: unsealed, without the blocks given to it */
+		in->i_flags = orig_flags;
+		(void)ext2fs_write_inode(fs, ino, in);
+		(void)ext2fs_punch(fs, ino, in, NULL, meta_first, ~0ULL);
+	}
+	e2v_tree_writer_free(&w);
+	free(own_sig);
+	e2v_ext4_file_close(&f);
+	fs->io->flags = saved_io_flags;
+	return err;
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* seal_blocks.c - internal: allocate, punch, zero and write the blocks of a file being sealed */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "seal_blocks.h"
+
+/* Tree blocks are written in runs of up to this many bytes. */
+#define E2V_WRITE_RUN (256u * 1024)
+
+errcode_t e2v_move_inline_data(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f,
+			       blk64_t *allocated)
+{
+	struct ext2_inode_large inode;
+	struct ext2_inode *in = EXT2_INODE(&inode);
+	struct ext2_xattr_handle *xh = NULL;
+	ext2_extent_handle_t eh = NULL;
+	struct ext2fs_extent ex;
+	uint64_t size;
+	size_t cap = 0, got = 0, buflen;
+	blk64_t nblocks, pblk = 0;
+	uint8_t *buf = NULL;
+	int switched = 0;
+	errcode_t err;
+
+	*allocated = 0;
+	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
+	if (err)
+		return err;
+	size = EXT2_I_SIZE(in);
+	err = ext2fs_inline_data_size(fs, ino, &cap);
+	if (err)
+		return err;
+	if (size > cap)
+		return E2VERITY_ET_CORRUPT;
+	nblocks = e2v_div_round_up(size, fs->blocksize);
+	buflen = nblocks * fs->blocksize > cap ? nblocks * fs->blocksize : cap;
+	buf = calloc(1, buflen);
+	if (!buf)
+		return E2VERITY_ET_NO_MEMORY;
+	err = ext2fs_inline_data_get(fs, ino, in, buf, &got);
+	if (err)
+		goto out;
+	/* the block is hashed raw by the kernel: nothing but zeros after EOF */
+	memset(buf + size, 0, buflen - size);
+
+	if (nblocks) {
+		blk64_t goal = ext2fs_find_inode_goal(fs, ino, in, 0);
+
+		err = ext2fs_alloc_range(fs, 0, goal, nblocks, &pblk);
+		if (err)
+			goto out;
+		err = io_channel_write_blk64(fs->io, pblk, nblocks, buf);
+		if (err)
+			goto out_free_blocks;
+	}
+
+	/*
+	 * The data is on disk in its new block before the inode points to it:
+	 * a crash leaves either the inline file or the extent-mapped one.
+	 */
+	in->i_flags &= ~EXT4_INLINE_DATA_FL;
+	memset(in->i_block, 0, sizeof(in->i_block));
+	/* on an all-zero i_block this writes an empty extent header and sets EXTENTS_FL */
+	err = ext2fs_extent_open2(fs, ino, in, &eh);
+	if (err)
+		goto out_free_blocks;
+	if (nblocks) {
+		err = ext2fs_iblk_add_blocks(fs, in, nblocks);
+		if (err)
+			goto out_free_blocks;
+		ex = (struct ext2fs_extent){ .e_lblk = 0, .e_pblk = pblk, .e_len = nblocks };
+		err = ext2fs_extent_insert(eh, 0, &ex);
+		if (err)
+			goto out_free_blocks;
+		/* the insert wrote the inode: it points to the blocks now */
+		switched = 1;
+	}
+	err = ext2fs_write_inode(fs, ino, in);
+	if (err)
+		goto out_free_blocks;
+	switched = 1;
+	*allocated = nblocks;
+
+	/* the attribute that held the rest of the inline bytes is now stale */
+	err = ext2fs_xattrs_open(fs, ino, &xh);
+	if (!err)
+		err = ext2fs_xattrs_read(xh);
+	if (!err)
+		err = ext2fs_xattr_remove(xh, "system.data");
+	if (xh)
+		ext2fs_xattrs_close(&xh);
+	if (!err)
+		err = e2v_ext4_file_open(fs, ino, f);
+	goto out;
+
+out_free_blocks:
+	if (nblocks && !switched)
+		ext2fs_block_alloc_stats_range(fs, pblk, nblocks, -1);
+out:
+	if (eh)
+		ext2fs_extent_free(eh);
+	free(buf);
+	return err;
+}
+
+errcode_t e2v_punch_from(struct e2v_ext4_file *f, blk64_t first)
+{
+	const struct e2v_extent *last = e2v_ext4_last_extent(f);
+	errcode_t err;
+
+	if (!last || last->lblk + last->len <= first)
+		return 0;
+	err = ext2fs_punch(f->fs, f->ino, EXT2_INODE(&f->inode), NULL, first, ~0ULL);
+	if (err)
+		return err;
+	return e2v_ext4_file_reload(f);
+}
+
+errcode_t e2v_zero_tail(struct e2v_ext4_file *f, int *zeroed)
+{
+	const unsigned int bs = f->fs->blocksize;
+	unsigned int used = f->size % bs;
+	blk64_t pblk;
+	errcode_t err;
+
+	*zeroed = 0;
+	if (!used)
+		return 0;
+	/* a hole or an unwritten extent reads as zeros already */
+	if (e2v_ext4_file_map(f, f->size / bs, &pblk, NULL))
+		return 0;
+	err = io_channel_read_blk64(f->fs->io, pblk, 1, f->bounce);
+	if (err)
+		return err;
+	if (e2v_all_zero(f->bounce + used, bs - used))
+		return 0;
+	memset(f->bounce + used, 0, bs - used);
+	err = io_channel_write_blk64(f->fs->io, pblk, 1, f->bounce);
+	if (err)
+		return err;
+	*zeroed = 1;
+	return 0;
+}
+
+errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count)
+{
+	/*
+	 * Initialized (the kernel counts an unwritten last extent and would
+	 * read a zero size word), past EOF on purpose, and zeroed so that
+	 * every padding byte of the metadata is zero.
+	 */
+	const int flags = EXT2_FALLOCATE_FORCE_INIT | EXT2_FALLOCATE_INIT_BEYOND_EOF |
+			  EXT2_FALLOCATE_ZERO_BLOCKS;
+	struct ext2_inode *in = EXT2_INODE(&f->inode);
+	errcode_t err;
+
+	if (!count)
+		return 0;
+	err = ext2fs_fallocate(f->fs, flags, f->ino, in, ~0ULL, first, count);
+	if (!err)
+		err = ext2fs_write_inode(f->fs, f->ino, in);
+	if (err)
+		return err;
+	return e2v_ext4_file_reload(f);
+}
+
+errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *f, uint64_t base)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->base = base;
+	w->cap = E2V_WRITE_RUN / f->fs->blocksize;
+	if (!w->cap)
+		w->cap = 1;
+	w->buf = malloc((size_t)w->cap * f->fs->blocksize);
+	return w->buf ? 0 : E2VERITY_ET_NO_MEMORY;
+}
+
+errcode_t e2v_tree_writer_flush(struct e2v_tree_writer *w)
+{
+	errcode_t err;
+
+	if (!w->nblocks)
+		return 0;
+	err = io_channel_write_blk64(w->f->fs->io, w->start, w->nblocks, w->buf);
+	w->nblocks = 0;
+	return err;
+}
+
+errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint64_t offset)
+{
+	struct e2v_tree_writer *w = ctx;
+	const unsigned int bs = w->f->fs->blocksize;
+	uint64_t pos = w->base + offset;
+	blk64_t pblk;
+	errcode_t err;
+
+	err = e2v_ext4_file_map(w->f, pos / bs, &pblk, NULL);
+	if (err)
+		return err;
+	if (size < bs) {
+		/*
+		 * Several Merkle blocks share one fs block: read, patch, write.
+		 * The allocation zeroed it, so untouched bytes stay zero.
+		 */
+		err = e2v_tree_writer_flush(w);
+		if (!err)
+			err = io_channel_read_blk64(w->f->fs->io, pblk, 1, w->f->bounce);
+		if (err)
+			return err;
+		memcpy(w->f->bounce + pos % bs, block, size);
+		return io_channel_write_blk64(w->f->fs->io, pblk, 1, w->f->bounce);
+	}
+	/* the Merkle block size never exceeds the fs block size: size == bs */
+	if (w->nblocks && (pblk != w->start + w->nblocks || w->nblocks == w->cap)) {
+		err = e2v_tree_writer_flush(w);
+		if (err)
+			return err;
+	}
+	if (!w->nblocks)
+		w->start = pblk;
+	memcpy(w->buf + (size_t)w->nblocks * bs, block, bs);
+	w->nblocks++;
+	return 0;
+}
+
+void e2v_tree_writer_free(struct e2v_tree_writer *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+}
+
+errcode_t e2v_write_blocks(struct e2v_ext4_file *f, const void *buf, size_t len, uint64_t pos)
+{
+	const unsigned int bs = f->fs->blocksize;
+	const uint8_t *p = buf;
+	errcode_t err;
+
+	while (len) {
+		blk64_t pblk, run;
+
+		err = e2v_ext4_file_map(f, pos / bs, &pblk, &run);
+		if (err)
+			return err;
+		if (run > len / bs)
+			run = len / bs;
+		err = io_channel_write_blk64(f->fs->io, pblk, run, p);
+		if (err)
+			return err;
+		p += run * bs;
+		pos += run * bs;
+		len -= run * bs;
+	}
+	return 0;
+}

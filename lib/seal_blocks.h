@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* seal_blocks.h - internal: the block-level steps of sealing an inode */
+#ifndef E2VERITY_SEAL_BLOCKS_H
+#define E2VERITY_SEAL_BLOCKS_H
+
+#include "ext4_file.h"
+
+/*
+ * Moves an inline-data file's bytes into freshly allocated blocks and turns
+ * the inode into an extent-mapped one, with one inode write, then drops the
+ * system.data attribute.  @f is (re)opened on the converted inode.
+ * *@allocated counts the data blocks.
+ */
+errcode_t e2v_move_inline_data(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f,
+			       blk64_t *allocated);
+
+/* Releases every block at or after logical block @first (and rereads @f). */
+errcode_t e2v_punch_from(struct e2v_ext4_file *f, blk64_t first);
+
+/*
+ * Zeroes the bytes after i_size in the last data block on disk, when it is
+ * allocated and they are not zero already (the kernel hashes the raw block).
+ */
+errcode_t e2v_zero_tail(struct e2v_ext4_file *f, int *zeroed);
+
+/*
+ * Allocates logical blocks [@first, @first + @count) initialized and zeroed,
+ * next to the file's last block, writes the inode (without the verity flag)
+ * and rereads @f.
+ */
+errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count);
+
+/* Collects tree blocks into runs of physically contiguous fs blocks. */
+struct e2v_tree_writer {
+	struct e2v_ext4_file *f;
+	uint64_t base; /* file offset of the tree: merkle_pos */
+	uint8_t *buf;  /* up to cap fs blocks waiting to be written */
+	unsigned int cap;
+	blk64_t start;	      /* physical block of buf[0] */
+	unsigned int nblocks; /* fs blocks in buf */
+};
+
+errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *f, uint64_t base);
+/* an e2verity_tree_fn: places one Merkle tree block at base + @offset */
+errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint64_t offset);
+errcode_t e2v_tree_writer_flush(struct e2v_tree_writer *w);
+void e2v_tree_writer_free(struct e2v_tree_writer *w);
+
+/* Writes whole fs blocks: @len bytes (a multiple of the block size) at file offset @pos. */
+errcode_t e2v_write_blocks(struct e2v_ext4_file *f, const void *buf, size_t len, uint64_t pos);
+
+#endif /* E2VERITY_SEAL_BLOCKS_H */

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* select.c - resolve the files a command works on inside an image, in a stable order */
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "select.h"
+
+errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs)
+{
+	memset(s, 0, sizeof(*s));
+	s->fs = fs;
+	return ext2fs_allocate_inode_bitmap(fs, "selected inodes", &s->seen);
+}
+
+void e2v_select_free(struct e2v_selection *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].path);
+	free(s->v);
+	if (s->seen)
+		ext2fs_free_inode_bitmap(s->seen);
+	s->v = NULL;
+	s->n = s->cap = 0;
+	s->seen = NULL;
+}
+
+int e2v_select_excluded(const struct e2v_selection *s, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < s->nexcludes; i++) {
+		const char *glob = s->excludes[i];
+
+		if (fnmatch(glob, path, 0) == 0)
+			return 1;
+		if (!strchr(glob, '/') && fnmatch(glob, base, 0) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_ino_t ino)
+{
+	if (ext2fs_test_inode_bitmap2(s->seen, ino))
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct e2v_target *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n].path = strdup(path);
+	if (!s->v[s->n].path)
+		return ENOMEM;
+	s->v[s->n].ino = ino;
+	s->n++;
+	ext2fs_mark_inode_bitmap2(s->seen, ino);
+	return 0;
+}
+
+/* one directory entry, collected so that entries are visited sorted by name */
+struct e2v_dirent {
+	char *name;
+	ext2_ino_t ino;
+	int type; /* EXT2_FT_* */
+};
+
+struct e2v_dirlist {
+	struct e2v_dirent *v;
+	size_t n, cap;
+	errcode_t err;
+};
+
+static int e2v_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
+		       int blocksize, char *buf, void *priv)
+{
+	struct e2v_dirlist *l = priv;
+	int len = ext2fs_dirent_name_len(dirent);
+
+	if ((len == 1 && dirent->name[0] == '.') ||
+	    (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 32;
+		struct e2v_dirent *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->err = ENOMEM;
+			return DIRENT_ABORT;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].name = strndup(dirent->name, len);
+	if (!l->v[l->n].name) {
+		l->err = ENOMEM;
+		return DIRENT_ABORT;
+	}
+	l->v[l->n].ino = dirent->inode;
+	l->v[l->n].type = ext2fs_dirent_file_type(dirent);
+	l->n++;
+	return 0;
+}
+
+static int e2v_dirent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct e2v_dirent *)a)->name, ((const struct e2v_dirent *)b)->name);
+}
+
+static char *e2v_join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+	char *p;
+
+	while (dl && dir[dl - 1] == '/')
+		dl--;
+	if (asprintf(&p, "%.*s/%s", (int)dl, dir, name) < 0)
+		return NULL;
+	return p;
+}
+
+/* Adds the regular files under directory @dir, depth first, each directory sorted by name. */
+static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t dir,
+			  ext2fs_inode_bitmap dirs_seen)
+{
+	struct e2v_dirlist l = { 0 };
+	errcode_t err;
+
+	/* a corrupt image could link a directory twice; never loop */
+	if (ext2fs_test_inode_bitmap2(dirs_seen, dir))
+		return 0;
+	ext2fs_mark_inode_bitmap2(dirs_seen, dir);
+	err = ext2fs_dir_iterate2(s->fs, dir, 0, NULL, e2v_collect, &l);
+	if (!err)
+		err = l.err;
+	if (err) {
+		e2v_error(err, "while reading directory '%s'", path);
+		s->errors++;
+		err = 0;
+		goto out;
+	}
+	qsort(l.v, l.n, sizeof(*l.v), e2v_dirent_cmp);
+	for (size_t i = 0; i < l.n && !err; i++) {
+		struct ext2_inode inode;
+		char *child = e2v_join(path, l.v[i].name);
+		int type = l.v[i].type;
+
+		if (!child) {
+			err = ENOMEM;
+			break;
+		}
+		if (type == EXT2_FT_UNKNOWN) {
+			/* no file types in the directory (old filesystems): ask the inode */
+			err = ext2fs_read_inode(s->fs, l.v[i].ino, &inode);
+			if (err) {
+				e2v_error(err, "while reading the inode of '%s'", child);
+				s->errors++;
+				err = 0;
+				free(child);
+				continue;
+			}
+			type = LINUX_S_ISDIR(inode.i_mode)   ? EXT2_FT_DIR
+			       : LINUX_S_ISREG(inode.i_mode) ? EXT2_FT_REG_FILE
+							     : EXT2_FT_UNKNOWN;
+		}
+		if (e2v_select_excluded(s, child)) {
+			if (s->verbose)
+				fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, child);
+		} else if (type == EXT2_FT_DIR) {
+			err = e2v_walk(s, child, l.v[i].ino, dirs_seen);
+		} else if (type == EXT2_FT_REG_FILE) {
+			err = e2v_select_add(s, child, l.v[i].ino);
+		}
+		free(child);
+	}
+out:
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i].name);
+	free(l.v);
+	return err;
+}
+
+static errcode_t e2v_walk_from(struct e2v_selection *s, const char *path, ext2_ino_t dir)
+{
+	ext2fs_inode_bitmap dirs_seen;
+	errcode_t err;
+
+	err = ext2fs_allocate_inode_bitmap(s->fs, "walked directories", &dirs_seen);
+	if (err) {
+		e2v_error(err, "while reading directory '%s'", path);
+		return err;
+	}
+	err = e2v_walk(s, path, dir, dirs_seen);
+	ext2fs_free_inode_bitmap(dirs_seen);
+	return err;
+}
+
+errcode_t e2v_select_path(struct e2v_selection *s, const char *path)
+{
+	struct ext2_inode inode;
+	ext2_ino_t ino;
+	errcode_t err;
+
+	if (path[0] != '/') {
+		e2v_error(EINVAL, "while looking up '%s' (paths inside the image start with '/')",
+			  path);
+		s->errors++;
+		return 0;
+	}
+	if (e2v_select_excluded(s, path)) {
+		if (s->verbose)
+			fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, path);
+		return 0;
+	}
+	/* the last component is not followed: a symlink stays a symlink */
+	err = ext2fs_namei(s->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (!err)
+		err = ext2fs_read_inode(s->fs, ino, &inode);
+	if (err) {
+		e2v_error(err == EXT2_ET_FILE_NOT_FOUND ? ENOENT : err, "while looking up '%s'",
+			  path);
+		s->errors++;
+		return 0;
+	}
+	if (LINUX_S_ISDIR(inode.i_mode)) {
+		if (s->recursive)
+			return e2v_walk_from(s, path, ino);
+		e2v_error(EISDIR, "while checking '%s' (-r seals the files under a directory)",
+			  path);
+		s->errors++;
+		return 0;
+	}
+	/* anything else is the command's to judge, so that it reports why */
+	return e2v_select_add(s, path, ino);
+}
+
+errcode_t e2v_select_all(struct e2v_selection *s)
+{
+	return e2v_walk_from(s, "/", EXT2_ROOT_INO);
+}
+
+errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list)
+{
+	FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	errcode_t err = 0;
+
+	if (!f) {
+		err = errno;
+		e2v_error(err, "while opening the file list '%s'", list);
+		return err;
+	}
+	while (!err && (len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		err = e2v_select_path(s, line);
+	}
+	if (!err && ferror(f)) {
+		err = errno ? errno : EIO;
+		e2v_error(err, "while reading the file list '%s'", list);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return err;
+}

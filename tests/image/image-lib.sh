@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# image-lib.sh - oracles for sealed files in ext4 images: e2fsck, debugfs, fsverity-utils
+# Sourced after tests/lib.sh.  Nothing here uses e2verity's own code to judge e2verity.
+
+require_cmd mke2fs e2fsck debugfs fsverity dd od cmp
+
+# mkimg IMG DIR SIZE [mke2fs options...]: an ext4 image of DIR's files, no root needed
+mkimg()
+{
+	mk_img=$1 mk_dir=$2 mk_size=$3
+	shift 3
+	mke2fs -q -F -t ext4 "$@" -d "$mk_dir" "$mk_img" "$mk_size" >/dev/null 2>"$T_TMP/mke2fs.err" ||
+		{ cat "$T_TMP/mke2fs.err" >&2; return 1; }
+}
+
+# fsck_clean IMG: e2fsck -fn finds nothing (exit 0)
+fsck_clean()
+{
+	e2fsck -fn "$1" >"$T_TMP/fsck.out" 2>&1 || { cat "$T_TMP/fsck.out" >&2; return 1; }
+}
+
+# field IMG PATH NAME: a value from debugfs stat (Flags, Size, Blockcount)
+inode_field()
+{
+	debugfs -R "stat \"$2\"" "$1" 2>/dev/null | tr ' ' '\n' | sed -n "/^$3:\$/{n;:a;/^\$/{n;ba};p;q}"
+}
+
+# inode_flags IMG PATH: the raw i_flags as debugfs prints them (0x...)
+inode_flags()
+{
+	inode_field "$1" "$2" Flags
+}
+
+# leaf_extents IMG PATH: "lstart-lend pstart-pend len [Uninit]" for each leaf extent
+leaf_extents()
+{
+	debugfs -R "ex \"$2\"" "$1" 2>/dev/null | sed -n '2,$p' |
+		sed -E 's#/ +#/#g; s# +- +#-#g; s#^ +##' |
+		awk '{ split($1, a, "/"); if (a[1] == a[2]) print $3, $4, $5, $6 }'
+}
+
+# last_lblk_end IMG PATH: one past the highest mapped logical block (0 if none)
+last_lblk_end()
+{
+	leaf_extents "$1" "$2" | awk '{ split($1, l, "-"); if (l[2] + 1 > m) m = l[2] + 1 } END { print m + 0 }'
+}
+
+# read_lblks IMG PATH BS FIRST COUNT OUT: the bytes of logical blocks, holes as zeros
+read_lblks()
+{
+	rl_img=$1 rl_p=$2 rl_bs=$3 rl_first=$4 rl_count=$5 rl_out=$6
+	: >"$rl_out"
+	rl_i=0
+	while [ "$rl_i" -lt "$rl_count" ]; do
+		echo "bmap \"$rl_p\" $((rl_first + rl_i))"
+		rl_i=$((rl_i + 1))
+	done >"$T_TMP/bmap.cmds"
+	debugfs -f "$T_TMP/bmap.cmds" "$rl_img" 2>/dev/null | grep -v '^debugfs:' >"$T_TMP/bmap.out"
+	while read -r rl_pblk; do
+		if [ "$rl_pblk" -eq 0 ]; then
+			head -c "$rl_bs" /dev/zero
+		else
+			dd if="$rl_img" bs="$rl_bs" skip="$rl_pblk" count=1 2>/dev/null
+		fi
+	done <"$T_TMP/bmap.out" >>"$rl_out"
+	[ "$(wc -c <"$rl_out")" -eq $((rl_bs * rl_count)) ]
+}
+
+# le32 N: four little-endian bytes
+le32()
+{
+	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
+		$(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"
+}
+
+round_up()
+{
+	echo $(((($1) + ($2) - 1) / ($2) * ($2)))
+}
+
+# check_sealed IMG PATH SRC [fsverity tree options...]
+# The file in the image is sealed exactly as the kernel would have sealed SRC:
+#  - data dumped back equals SRC; i_size unchanged; EXT4_VERITY_FL set
+#  - the bytes after EOF in the last data block are zero on disk
+#  - no block between EOF and round_up(size, 64K); everything from there to the
+#    last allocated block equals fsverity-utils' tree, zero padding, its
+#    descriptor and the le32 size word, as FORMAT.md section 3.1 places them
+#  - the last extent ends right after the size word and is initialized
+# With CS_SIG=FILE, the descriptor carries that signature: sig_size set, the bytes after it.
+# Prints the expected digest line on success (from `fsverity digest`).
+check_sealed()
+{
+	il_img=$1 il_p=$2 il_src=$3
+	shift 3
+	il_w=$T_TMP/cs
+	rm -rf "$il_w" && mkdir "$il_w" || return 1
+	il_bs=$(dumpe2fs -h "$il_img" 2>/dev/null | awk -F: '/^Block size/ { print $2 + 0 }')
+	fsverity digest "$@" --out-merkle-tree="$il_w/tree" --out-descriptor="$il_w/desc" "$il_src" \
+		>"$il_w/digest" || return 1
+	il_size=$(wc -c <"$il_src")
+
+	debugfs -R "dump \"$il_p\" $il_w/data" "$il_img" 2>/dev/null
+	cmp -s "$il_w/data" "$il_src" || { echo "$il_p: data differs" >&2; return 1; }
+	[ "$(inode_field "$il_img" "$il_p" Size)" = "$il_size" ] || { echo "$il_p: i_size changed" >&2; return 1; }
+	il_flags=$(inode_flags "$il_img" "$il_p")
+	[ $((il_flags & 0x100000)) -ne 0 ] || { echo "$il_p: no VERITY_FL ($il_flags)" >&2; return 1; }
+	[ $((il_flags & 0x80000)) -ne 0 ] || { echo "$il_p: no EXTENTS_FL ($il_flags)" >&2; return 1; }
+
+	if [ $((il_size % il_bs)) -ne 0 ]; then
+		read_lblks "$il_img" "$il_p" "$il_bs" $((il_size / il_bs)) 1 "$il_w/last" || return 1
+		[ "$(tail -c $((il_bs - il_size % il_bs)) "$il_w/last" | tr -d '\000' | wc -c)" -eq 0 ] ||
+			{ echo "$il_p: non-zero bytes after EOF" >&2; return 1; }
+	fi
+
+	il_tree_size=$(wc -c <"$il_w/tree")
+	il_mpos=$(round_up "$il_size" 65536)
+	il_dpos=$(round_up $((il_mpos + il_tree_size)) "$il_bs")
+	il_sig=0
+	[ -z "$CS_SIG" ] || il_sig=$(wc -c <"$CS_SIG")
+	il_end=$(round_up $((il_dpos + 256 + il_sig + 4)) "$il_bs")
+	# nothing allocated between the data and the tree
+	leaf_extents "$il_img" "$il_p" | awk -v lo=$(((il_size + il_bs - 1) / il_bs)) -v hi=$((il_mpos / il_bs)) '
+		{ split($1, l, "-"); if (l[2] >= lo && l[1] < hi) bad = 1 } END { exit bad }' ||
+		{ echo "$il_p: blocks allocated between EOF and the Merkle tree" >&2; return 1; }
+	[ "$(last_lblk_end "$il_img" "$il_p")" -eq $((il_end / il_bs)) ] ||
+		{ echo "$il_p: last extent ends at $(last_lblk_end "$il_img" "$il_p"), want $((il_end / il_bs))" >&2; return 1; }
+	! leaf_extents "$il_img" "$il_p" | tail -n 1 | grep -q Uninit ||
+		{ echo "$il_p: last extent is unwritten" >&2; return 1; }
+
+	read_lblks "$il_img" "$il_p" "$il_bs" $((il_mpos / il_bs)) $(((il_end - il_mpos) / il_bs)) "$il_w/meta" || return 1
+	{
+		cat "$il_w/tree"
+		head -c $((il_dpos - il_mpos - il_tree_size)) /dev/zero
+		head -c 4 "$il_w/desc"
+		le32 "$il_sig"
+		tail -c +9 "$il_w/desc"
+		[ -z "$CS_SIG" ] || cat "$CS_SIG"
+		head -c $((il_end - il_dpos - 256 - il_sig - 4)) /dev/zero
+		le32 $((256 + il_sig))
+	} >"$il_w/expect"
+	cmp -s "$il_w/meta" "$il_w/expect" || { echo "$il_p: metadata bytes differ from fsverity-utils'" >&2; return 1; }
+	echo "$(cut -d' ' -f1 "$il_w/digest") $il_p"
+}

@@ -1,0 +1,172 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# seal-options.sh - selection (-r, --files-from, --exclude, hard links), dry run, skip/--force,
+# --immutable, timestamps, reproducibility, -z undo, -q/-v, and files with blocks or bytes past EOF
+. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/image/image-lib.sh"
+require_cmd e2undo
+t_tmpdir
+cd "$T_TMP" || exit 1
+
+mkdir -p src/etc/sub src/usr/bin src/var
+printf 'config\n' >src/etc/a.conf
+head -c 70000 /dev/urandom >src/etc/sub/b.bin
+head -c 5000 /dev/urandom >src/etc/skip.tmp
+head -c 300000 /dev/urandom >src/usr/bin/tool
+ln src/usr/bin/tool src/usr/bin/tool-hardlink
+printf 'log\n' >src/var/log
+mkimg base.img src 32M -b 4096
+
+# sealed NAME IMG PATH...: each PATH has EXT4_VERITY_FL; unsealed: none has it
+sealed()
+{
+	sd_name=$1 sd_img=$2
+	shift 2
+	for sd_p in "$@"; do
+		sd_f=$(inode_flags "$sd_img" "$sd_p")
+		[ $((sd_f & 0x100000)) -ne 0 ] || { fail "$sd_name: $sd_p is not sealed ($sd_f)"; return; }
+	done
+	pass "$sd_name"
+}
+unsealed()
+{
+	us_name=$1 us_img=$2
+	shift 2
+	for us_p in "$@"; do
+		us_f=$(inode_flags "$us_img" "$us_p")
+		[ $((us_f & 0x100000)) -eq 0 ] || { fail "$us_name: $us_p is sealed ($us_f)"; return; }
+	done
+	pass "$us_name"
+}
+
+# -r and --exclude
+cp base.img r.img
+"$E2VERITY" seal -q -r --exclude='*.tmp' --exclude='/etc/sub/*' r.img /etc || fail "-r: exit $?"
+sealed "-r seals the files under the directory" r.img /etc/a.conf
+unsealed "-r leaves the rest; --exclude skips basename and path globs" r.img \
+	/etc/skip.tmp /etc/sub/b.bin /usr/bin/tool /var/log
+check "-r: e2fsck clean" fsck_clean r.img
+
+# --files-from, from a file and from standard input; blank lines ignored
+cp base.img ff.img
+printf '/etc/a.conf\n\n/var/log\n' >list
+"$E2VERITY" seal --files-from=list ff.img >ff.out || fail "--files-from: exit $?"
+echo /usr/bin/tool | "$E2VERITY" seal --files-from=- ff.img >>ff.out || fail "--files-from=-: exit $?"
+sealed "--files-from" ff.img /etc/a.conf /var/log /usr/bin/tool
+unsealed "--files-from: nothing else" ff.img /etc/skip.tmp /etc/sub/b.bin
+check "--files-from: 3 digest lines" test "$(wc -l <ff.out)" -eq 3
+want=$(check_sealed ff.img /usr/bin/tool src/usr/bin/tool) || fail "--files-from: /usr/bin/tool"
+check "--files-from: digest printed" grep -qxF "$want" ff.out
+
+# hard links: one inode, sealed and printed once, under the first name in sorted order
+cp base.img hl.img
+"$E2VERITY" seal -a hl.img >hl.out || fail "-a with hard links: exit $?"
+check "hard link sealed once" test "$(grep -c /usr/bin/tool hl.out)" -eq 1
+check "hard link: first name printed" grep -q ' /usr/bin/tool$' hl.out
+check_sealed hl.img /usr/bin/tool-hardlink src/usr/bin/tool >/dev/null || fail "hard link: check"
+want=$(check_sealed hl.img /usr/bin/tool src/usr/bin/tool) || fail "hard link: check"
+check "hard link: e2fsck clean" fsck_clean hl.img
+
+# dry run: what would happen and the blocks it needs, nothing written
+cp base.img dry.img
+"$E2VERITY" seal -n -a dry.img >dry.out || fail "-n: exit $?"
+check "-n writes nothing" cmp -s dry.img base.img
+check "-n lists each file" test "$(grep -c '^seal /' dry.out)" -eq 5
+check "-n counts blocks" grep -q '^5 files, [0-9]* blocks needed, [0-9]* free$' dry.out
+# 1 tree block (74 data blocks) + 1 descriptor block + 1 in case the extent tree must grow
+check "-n: tool needs tree + descriptor blocks" grep -qx 'seal /usr/bin/tool (3 blocks at most)' dry.out
+
+# already sealed with the same parameters: skipped, exit 0, image unchanged
+cp hl.img again.img
+"$E2VERITY" seal again.img /usr/bin/tool /var/log >again.out 2>again.err ||
+	fail "sealing again: exit $?"
+check "sealing again changes nothing" cmp -s again.img hl.img
+check "sealing again says so" grep -q "'/var/log' is already sealed with these parameters; skipped" \
+	again.err
+check "sealing again prints the digests" grep -qxF "$want" again.out
+"$E2VERITY" seal -n again.img /var/log >again-n.out || fail "dry run of a sealed file: exit $?"
+check "-n shows the skip" grep -q '^already sealed, skip /var/log' again-n.out
+
+# --force: reseal with other parameters; the old metadata is released
+cp hl.img force.img
+"$E2VERITY" seal --force --hash-alg=sha512 --salt=aa force.img /usr/bin/tool >force.out ||
+	fail "--force: exit $?"
+want=$(check_sealed force.img /usr/bin/tool src/usr/bin/tool --hash-alg=sha512 --salt=aa) ||
+	fail "--force: resealed file"
+check "--force: sha512 digest printed" grep -qxF "$want" force.out
+check "--force: e2fsck clean (old blocks freed)" fsck_clean force.img
+cp base.img sha512.img
+"$E2VERITY" seal -q --hash-alg=sha512 sha512.img /usr/bin/tool || fail "sha512: exit $?"
+check "--force: same block count as a first seal" test \
+	"$(inode_field force.img /usr/bin/tool Blockcount)" = "$(inode_field sha512.img /usr/bin/tool Blockcount)"
+# --force repairs unreadable metadata
+cp hl.img broken.img
+pblk=$(debugfs -R "bmap /usr/bin/tool $(($(last_lblk_end broken.img /usr/bin/tool) - 1))" broken.img 2>/dev/null)
+printf '\377\377\377\377' | dd of=broken.img bs=1 seek=$((pblk * 4096 + 4092)) conv=notrunc 2>/dev/null
+"$E2VERITY" seal -q --force broken.img /usr/bin/tool || fail "--force on broken metadata: exit $?"
+check_sealed broken.img /usr/bin/tool src/usr/bin/tool >/dev/null || fail "--force: repaired"
+check "--force repaired: e2fsck clean" fsck_clean broken.img
+
+# --immutable sets the flag too; without it only VERITY_FL and EXTENTS_FL
+cp base.img imm.img
+"$E2VERITY" seal -q --immutable imm.img /var/log || fail "--immutable: exit $?"
+check "--immutable: flags 0x180010" test "$(inode_flags imm.img /var/log)" = 0x180010
+check "without --immutable: flags 0x180000" test "$(inode_flags hl.img /var/log)" = 0x180000
+check "--immutable: e2fsck clean" fsck_clean imm.img
+
+# timestamps: sealing is not a content change
+for f in /var/log /usr/bin/tool; do
+	debugfs -R "stat $f" base.img 2>/dev/null | grep 'time:' >t.before
+	debugfs -R "stat $f" hl.img 2>/dev/null | grep 'time:' >t.after
+	check "times of $f kept" cmp -s t.before t.after
+done
+
+# reproducible: same image and arguments, same bytes, whatever the thread count
+cp base.img rep1.img
+cp base.img rep2.img
+"$E2VERITY" seal -q -a -j 1 rep1.img || fail "rep1: exit $?"
+"$E2VERITY" seal -q -a -j 4 rep2.img || fail "rep2: exit $?"
+check "same input, same output image" cmp -s rep1.img rep2.img
+wtime()
+{
+	dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Last write time: *//p'
+}
+check "superblock write time kept" test "$(wtime rep1.img)" = "$(wtime base.img)"
+cp base.img sde.img
+SOURCE_DATE_EPOCH=1000000000 "$E2VERITY" seal -q -a sde.img || fail "SOURCE_DATE_EPOCH: exit $?"
+check "SOURCE_DATE_EPOCH sets the write time" test \
+	"$(TZ=UTC0 wtime sde.img)" = "Sun Sep  9 01:46:40 2001"
+
+# -z: e2undo puts every byte back
+cp base.img undo.img
+"$E2VERITY" seal -q -a -z undo.e2undo undo.img || fail "-z: exit $?"
+check "-z: sealed" fsck_clean undo.img
+e2undo undo.e2undo undo.img >/dev/null 2>&1 || fail "e2undo: exit $?"
+check "-z: e2undo restores the original image" cmp -s undo.img base.img
+
+# -q prints nothing, -v says what was done
+cp base.img v.img
+"$E2VERITY" seal -q v.img /var/log >q.out 2>q.err || fail "-q: exit $?"
+check "-q: silent" test ! -s q.out -a ! -s q.err
+"$E2VERITY" seal -v v.img /etc/a.conf >v.out 2>v.err || fail "-v: exit $?"
+check "-v: details" grep -q "^e2verity: /etc/a.conf: sealed, 7 bytes, 4096-byte tree blocks, \
+metadata at blocks 16-16, 1 blocks allocated, 0 freed$" v.err
+
+# stale bytes after EOF, initialized blocks past EOF, unwritten blocks past EOF
+head -c 20000 /dev/urandom >stale
+head -c 3000 stale >stale.data
+cp base.img past.img
+debugfs -w -f - past.img >/dev/null 2>&1 <<EOF
+write stale stale
+sif stale size 3000
+write src/etc/a.conf prealloc
+fallocate prealloc 1 40
+EOF
+"$E2VERITY" seal -v past.img /stale /prealloc >past.out 2>past.err || fail "past EOF: exit $?"
+check "stale tail zeroed, blocks past EOF freed" grep -q \
+	"/stale: sealed, 3000 bytes.*, 4 freed, stale bytes after EOF zeroed" past.err
+check "unwritten blocks past EOF freed" grep -q "/prealloc: sealed, 7 bytes.*, 40 freed$" past.err
+check_sealed past.img /stale stale.data >/dev/null || fail "stale: check"
+check_sealed past.img /prealloc src/etc/a.conf >/dev/null || fail "prealloc: check"
+check "past EOF: e2fsck clean" fsck_clean past.img
+finish
