@@ -258,7 +258,8 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	blk64_t meta_first = 0, tree_end, before = 0, inline_blocks = 0;
 	uint32_t orig_flags = 0;
 	int allocating = 0;
-	errcode_t err;
+	blk64_t iblocks_before;
+	errcode_t err, qerr;
 
 	memset(res, 0, sizeof(*res));
 	err = e2verity_seal_prepare(fs, ino, opts, &plan);
@@ -280,6 +281,10 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 			return err;
 	}
 	e2verity_params_validate(&p);
+	err = ext2fs_read_inode(fs, ino, in);
+	if (err)
+		return err;
+	iblocks_before = ext2fs_get_stat_i_blocks(fs, in);
 	/* each write reaches the image in program order: metadata, then the flagged inode */
 	fs->io->flags |= CHANNEL_FLAGS_WRITETHROUGH;
 
@@ -380,6 +385,14 @@ out:
 		in->i_flags = orig_flags;
 		(void)ext2fs_write_inode(fs, ino, in);
 		(void)ext2fs_punch(fs, ino, in, NULL, meta_first, ~0ULL);
+	}
+	/* whatever stayed allocated (or was released) is the owner's quota */
+	if (f.bounce) {
+		qerr = e2v_quota_charge_inode(
+			fs, &f.inode,
+			((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)iblocks_before) * 512);
+		if (!err)
+			err = qerr;
 	}
 	e2v_tree_writer_free(&w);
 	free(own_sig);
