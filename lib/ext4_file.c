@@ -71,7 +71,8 @@ static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
 			.uninit = !!(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT),
 		};
 	}
-	qsort(f->extents, f->nr_extents, sizeof(*f->extents), e2v_extent_cmp);
+	if (f->nr_extents)
+		qsort(f->extents, f->nr_extents, sizeof(*f->extents), e2v_extent_cmp);
 out:
 	ext2fs_extent_free(handle);
 	return err;

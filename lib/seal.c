@@ -11,6 +11,8 @@
 #define E2V_DAX_FL 0x02000000
 /* fs/verity/open.c: a tree whose block is not a page has at most 2^23 blocks */
 #define E2V_MAX_SUBPAGE_TREE_BLOCKS (1ULL << 23)
+/* files up to this size are hashed by the calling thread alone */
+#define E2V_SMALL_FILE (1u << 20)
 
 errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts *opts)
 {
@@ -51,7 +53,8 @@ static int e2v_same_params(const struct e2verity_descriptor *d, const struct e2v
 			   int want_sig)
 {
 	return d->hash_algorithm == p->hash_alg && d->log_blocksize == e2v_ilog2(p->block_size) &&
-	       d->salt_size == p->salt_size && memcmp(d->salt, p->salt, p->salt_size) == 0 &&
+	       d->salt_size == p->salt_size &&
+	       (!p->salt_size || memcmp(d->salt, p->salt, p->salt_size) == 0) &&
 	       !!d->sig_size == want_sig;
 }
 
@@ -314,39 +317,52 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	if (err)
 		goto out;
 
-	/* the tree region first: its blocks are written as the tree is built */
+	/*
+	 * Without a signer the whole layout is known: one allocation.  A signer
+	 * sizes the descriptor region only once the digest is known, so the
+	 * tree region comes first and the descriptor region joins it after.
+	 * Blocks are zeroed only where the writes below do not cover them:
+	 * Merkle blocks smaller than fs blocks.
+	 */
 	meta_first = plan.layout.merkle_pos / bs;
 	tree_end = e2v_div_round_up(plan.layout.merkle_pos + plan.geo.tree_size, bs);
+	if (!opts->sign) {
+		sig = opts->sig;
+		sig_size = opts->sig ? opts->sig_size : 0;
+	}
+	err = e2verity_ext4_layout(plan.data_size, plan.geo.tree_size, sig_size, bs, &res->layout);
+	if (err)
+		goto out;
 	allocating = 1;
-	err = e2v_alloc_range(&f, meta_first, tree_end - meta_first);
+	err = e2v_alloc_range(&f, meta_first,
+			      (opts->sign ? tree_end : res->layout.end / bs) - meta_first,
+			      p.block_size < bs);
 	if (err)
 		goto out;
 	err = e2v_tree_writer_init(&w, &f, plan.layout.merkle_pos);
 	if (err)
 		goto out;
+	/* starting threads costs more than they save on a file of one read chunk */
+	if (plan.data_size <= E2V_SMALL_FILE)
+		p.threads = 1;
 	err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd, e2v_tree_writer_block, &w,
 			       &r);
 	if (!err)
 		err = e2v_tree_writer_flush(&w);
 	if (err)
 		goto out;
-
-	/* then the descriptor region, whose size depends on the signature */
 	if (opts->sign) {
 		err = opts->sign(opts->sign_ctx, p.hash_alg, r.digest, &own_sig, &sig_size);
 		if (err)
 			goto out;
 		sig = own_sig;
-	} else if (opts->sig) {
-		sig = opts->sig;
-		sig_size = opts->sig_size;
+		err = e2verity_ext4_layout(plan.data_size, r.geo.tree_size, sig_size, bs,
+					   &res->layout);
+		if (!err)
+			err = e2v_alloc_range(&f, tree_end, res->layout.end / bs - tree_end, 1);
+		if (err)
+			goto out;
 	}
-	err = e2verity_ext4_layout(plan.data_size, r.geo.tree_size, sig_size, bs, &res->layout);
-	if (err)
-		goto out;
-	err = e2v_alloc_range(&f, tree_end, res->layout.end / bs - tree_end);
-	if (err)
-		goto out;
 	r.desc.sig_size = sig_size;
 	err = e2v_write_descriptor(&f, &res->layout, &r.desc, sig);
 	if (err)
@@ -390,7 +406,8 @@ out:
 	if (f.bounce) {
 		qerr = e2v_quota_charge_inode(
 			fs, &f.inode,
-			((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)iblocks_before) * 512);
+			((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)iblocks_before) *
+				512);
 		if (!err)
 			err = qerr;
 	}

@@ -61,7 +61,8 @@ errcode_t e2v_move_inline_data(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_f
 	 * The data is on disk in its new block before the inode points to it:
 	 * a crash leaves either the inline file or the extent-mapped one.
 	 */
-	in->i_flags &= ~EXT4_INLINE_DATA_FL;
+	/* an inline inode cannot have been sealed: a verity flag on it means nothing */
+	in->i_flags &= ~(EXT4_INLINE_DATA_FL | EXT4_VERITY_FL);
 	memset(in->i_block, 0, sizeof(in->i_block));
 	/* on an all-zero i_block this writes an empty extent header and sets EXTENTS_FL */
 	err = ext2fs_extent_open2(fs, ino, in, &eh);
@@ -145,18 +146,19 @@ errcode_t e2v_zero_tail(struct e2v_ext4_file *f, int *zeroed)
 	return 0;
 }
 
-errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count)
+errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count, int zero)
 {
 	/*
-	 * Initialized (the kernel counts an unwritten last extent and would
-	 * read a zero size word), past EOF on purpose, and zeroed so that
-	 * every padding byte of the metadata is zero.
+	 * Initialized: the kernel counts an unwritten last extent and would
+	 * read a zero size word.  Past EOF on purpose.
 	 */
-	const int flags = EXT2_FALLOCATE_FORCE_INIT | EXT2_FALLOCATE_INIT_BEYOND_EOF |
-			  EXT2_FALLOCATE_ZERO_BLOCKS;
+	int flags = EXT2_FALLOCATE_FORCE_INIT | EXT2_FALLOCATE_INIT_BEYOND_EOF;
 	struct ext2_inode *in = EXT2_INODE(&f->inode);
 	errcode_t err;
 
+	/* libext2fs only grows an initialized extent into blocks it zeroes */
+	if (zero)
+		flags |= EXT2_FALLOCATE_ZERO_BLOCKS;
 	if (!count)
 		return 0;
 	err = ext2fs_fallocate(f->fs, flags, f->ino, in, ~0ULL, first, count);
@@ -204,7 +206,7 @@ errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint6
 	if (size < bs) {
 		/*
 		 * Several Merkle blocks share one fs block: read, patch, write.
-		 * The allocation zeroed it, so untouched bytes stay zero.
+		 * The allocation zeroed it (zero = 1), so untouched bytes stay zero.
 		 */
 		err = e2v_tree_writer_flush(w);
 		if (!err)

@@ -24,11 +24,12 @@ errcode_t e2v_punch_from(struct e2v_ext4_file *f, blk64_t first);
 errcode_t e2v_zero_tail(struct e2v_ext4_file *f, int *zeroed);
 
 /*
- * Allocates logical blocks [@first, @first + @count) initialized and zeroed,
- * next to the file's last block, writes the inode (without the verity flag)
- * and rereads @f.
+ * Allocates logical blocks [@first, @first + @count) initialized, next to the
+ * file's last block, writes the inode (without the verity flag) and rereads
+ * @f.  With @zero the blocks are zeroed, and an adjacent initialized extent
+ * can grow into them instead of a new extent being added.
  */
-errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count);
+errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count, int zero);
 
 /* Collects tree blocks into runs of physically contiguous fs blocks. */
 struct e2v_tree_writer {

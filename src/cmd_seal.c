@@ -39,6 +39,7 @@ struct e2v_seal_cli {
 	/* progress display */
 	size_t index, total;
 	const char *current;
+	int last_pct;
 };
 
 static int e2v_push(const char ***v, size_t *n, const char *s)
@@ -177,10 +178,14 @@ static errcode_t e2v_lock_image(const char *image, int exclusive)
 
 static void e2v_seal_progress(void *ctx, uint64_t done, uint64_t total)
 {
-	const struct e2v_seal_cli *c = ctx;
+	struct e2v_seal_cli *c = ctx;
+	int pct = total ? (int)(done * 100 / total) : 100;
 
-	fprintf(stderr, "\r[%zu/%zu] %3u%% %s\033[K", c->index + 1, c->total,
-		total ? (unsigned int)(done * 100 / total) : 100, c->current);
+	/* a terminal line per percent, not per chunk read */
+	if (pct == c->last_pct)
+		return;
+	c->last_pct = pct;
+	fprintf(stderr, "\r[%zu/%zu] %3d%% %s\033[K", c->index + 1, c->total, pct, c->current);
 }
 
 static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
@@ -378,6 +383,7 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 	for (size_t i = 0; i < sel->n; i++) {
 		c->index = i;
 		c->current = sel->v[i].path;
+		c->last_pct = -1;
 		err = e2verity_seal_inode(fs, sel->v[i].ino, &c->opts, &res);
 		if (c->progress)
 			fputs("\r\033[K", stderr);

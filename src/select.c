@@ -147,7 +147,8 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 		err = 0;
 		goto out;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), e2v_dirent_cmp);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), e2v_dirent_cmp);
 	for (size_t i = 0; i < l.n && !err; i++) {
 		struct ext2_inode inode;
 		char *child = e2v_join(path, l.v[i].name);

@@ -43,7 +43,7 @@ write_manifest()
 	shift 2
 	: >"$wm_out"
 	(cd "$wm_dir" && find . -type f | LC_ALL=C sort) | while IFS= read -r f; do
-		p=${f#.}
+		wm_p=${f#.}
 		wm_dg=$(fsverity digest "$@" "$wm_dir/$f" | cut -d' ' -f1) || return 1
 		wm_sh=$(sha256sum <"$wm_dir/$f" | cut -d' ' -f1)
 		printf '%s\t%s\t%s\n' "$wm_p" "$wm_dg" "$wm_sh"

@@ -52,4 +52,20 @@ run_case ext4-1k 32M files "-b 1024" "--block-size=1024" warn
 run_case ext4-1k-nocsum-sha512 32M files "-b 1024 -O ^metadata_csum,^64bit" \
 	"--block-size=1024 --hash-alg=sha512" warn
 INLINE_EXPECTED=1 run_case ext4-4k-inline 32M files "-b 4096 -O inline_data -I 256" ""
+
+# the script the kernel test uses: a sealed image and a manifest of path, digest, content hash
+if sh "${top_srcdir:-.}/tests/image/make-sample.sh" "$T_TMP/sample" >/dev/null; then
+	check "make-sample.sh: one manifest line per file" test \
+		"$(wc -l <"$T_TMP/sample/manifest.tsv")" -eq "$(find "$T_TMP/sample/files" -type f | wc -l)"
+	check "make-sample.sh: path, digest, sha256 on each line" sh -c \
+		"! grep -Evq '^/[^	]+	sha256:[0-9a-f]{64}	[0-9a-f]{64}\$' '$T_TMP/sample/manifest.tsv'"
+	check "make-sample.sh: the image is sealed as listed" sh -c \
+		"grep -q '^/sizes/f65537	' '$T_TMP/sample/manifest.tsv'"
+	check_sealed "$T_TMP/sample/sample.img" /sizes/f65537 "$T_TMP/sample/files/sizes/f65537" \
+		>"$T_TMP/f65537.want" || fail "make-sample.sh: /sizes/f65537"
+	check "make-sample.sh: manifest digest" grep -qF \
+		"$(cut -d' ' -f1 "$T_TMP/f65537.want")" "$T_TMP/sample/manifest.tsv"
+else
+	fail "make-sample.sh OUTDIR"
+fi
 finish
