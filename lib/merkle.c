@@ -11,6 +11,8 @@
 /* Data is read and hashed this many bytes at a time (a multiple of any block size). */
 #define E2V_CHUNK_SIZE (1u << 20)
 #define E2V_MAX_THREADS 64
+/* below this much data per thread, starting a thread costs more than it saves */
+#define E2V_MIN_BYTES_PER_THREAD (128u << 10)
 
 errcode_t e2verity_params_validate(struct e2verity_params *p)
 {
@@ -66,6 +68,9 @@ struct e2v_worker {
 	pthread_t thread;
 	unsigned int index;
 	errcode_t err;
+	/* hash of an all-zero block, once one was met: holes cost a compare, not a hash */
+	int have_zero_digest;
+	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
 };
 
 struct e2v_pool {
@@ -79,8 +84,6 @@ struct e2v_pool {
 	uint8_t *digests;
 	size_t nblocks;
 	unsigned int block_size, digest_size, nthreads;
-	/* hash of an all-zero block: holes and zeroed regions cost a compare, not a hash */
-	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
 	struct e2v_worker workers[E2V_MAX_THREADS];
 };
 
@@ -95,13 +98,19 @@ static errcode_t e2v_hash_slice(struct e2v_pool *pool, struct e2v_worker *w)
 		const uint8_t *block = pool->data + i * pool->block_size;
 		uint8_t *digest = pool->digests + i * pool->digest_size;
 
-		if (e2v_all_zero(block, pool->block_size)) {
-			memcpy(digest, pool->zero_digest, pool->digest_size);
+		int zero = e2v_all_zero(block, pool->block_size);
+
+		if (zero && w->have_zero_digest) {
+			memcpy(digest, w->zero_digest, pool->digest_size);
 			continue;
 		}
 		err = e2verity_hasher_block(w->hasher, block, pool->block_size, digest);
 		if (err)
 			return err;
+		if (zero) {
+			memcpy(w->zero_digest, digest, pool->digest_size);
+			w->have_zero_digest = 1;
+		}
 	}
 	return 0;
 }
@@ -177,17 +186,9 @@ static errcode_t e2v_pool_start(struct e2v_pool *pool, struct e2verity_hasher *h
 				unsigned int digest_size)
 {
 	unsigned int i;
-	uint8_t *zeros;
 	errcode_t err = 0;
 
 	memset(pool, 0, sizeof(*pool));
-	zeros = calloc(1, block_size);
-	if (!zeros)
-		return E2VERITY_ET_NO_MEMORY;
-	err = e2verity_hasher_block(hasher, zeros, block_size, pool->zero_digest);
-	free(zeros);
-	if (err)
-		return err;
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->start, NULL);
 	pthread_cond_init(&pool->done, NULL);
@@ -272,22 +273,29 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 			       void *read_ctx)
 {
 	const unsigned int bs = b->p->block_size;
+	uint64_t chunk_size = e2v_round_up(data_size, bs);
+	uint64_t threads = data_size / E2V_MIN_BYTES_PER_THREAD;
 	struct e2v_pool pool;
 	uint8_t *chunk = NULL, *digests = NULL;
 	uint64_t pos = 0;
 	errcode_t err;
 
-	chunk = malloc(E2V_CHUNK_SIZE);
-	digests = malloc((E2V_CHUNK_SIZE / E2VERITY_MIN_BLOCK_SIZE) * E2VERITY_MAX_DIGEST_SIZE);
+	/* small files are common: size the buffer and the threads to the file */
+	if (chunk_size > E2V_CHUNK_SIZE)
+		chunk_size = E2V_CHUNK_SIZE;
+	if (threads > b->p->threads)
+		threads = b->p->threads;
+	chunk = malloc(chunk_size);
+	digests = malloc((chunk_size / bs) * b->digest_size);
 	if (!chunk || !digests) {
 		err = E2VERITY_ET_NO_MEMORY;
 		goto out_free;
 	}
-	err = e2v_pool_start(&pool, b->hasher, b->p->threads, bs, b->digest_size);
+	err = e2v_pool_start(&pool, b->hasher, threads, bs, b->digest_size);
 	if (err)
 		goto out_free;
 	while (pos < data_size) {
-		size_t len = data_size - pos < E2V_CHUNK_SIZE ? data_size - pos : E2V_CHUNK_SIZE;
+		size_t len = data_size - pos < chunk_size ? data_size - pos : chunk_size;
 		size_t nblocks = e2v_div_round_up(len, bs);
 
 		err = read(read_ctx, chunk, len, pos);
