@@ -12,5 +12,7 @@ trap 'rm -f "$img"' EXIT
 echo "== an ext4 image of images/sample, every file sealed with fs-verity, offline"
 sh images/make-sample-image.sh "$img" >/dev/null
 ./e2verity seal -a "$img"
+echo "== e2verity check: every sealed file re-verified from the image"
+./e2verity check -v "$img"
 echo "== e2fsck -fn on the sealed image"
 e2fsck -fn "$img"
