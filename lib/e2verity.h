@@ -122,6 +122,26 @@ void e2verity_hasher_free(struct e2verity_hasher *h);
  */
 errcode_t e2verity_hash_buf(unsigned int alg, const void *data, size_t len, uint8_t *out);
 
+/* ---- hashing threads ------------------------------------------------------ */
+
+/* Threads that hash data blocks, kept for many files; used by one caller at a time. */
+struct e2verity_workers;
+
+/**
+ * e2verity_workers_new() - start a pool of hashing threads
+ * @nthreads: threads in all, counting the caller's (1 starts none)
+ * @ret: the pool
+ *
+ * Return: 0 or E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_workers_new(unsigned int nthreads, struct e2verity_workers **ret);
+
+/**
+ * e2verity_workers_free() - stop and release a pool of hashing threads
+ * @w: pool or NULL
+ */
+void e2verity_workers_free(struct e2verity_workers *w);
+
 /* ---- tree parameters and geometry --------------------------------------- */
 
 struct e2verity_params {
@@ -130,6 +150,8 @@ struct e2verity_params {
 	const uint8_t *salt;
 	unsigned int salt_size;
 	unsigned int threads; /* hashing threads; 0 or 1 means the calling thread only */
+	/* threads to reuse instead of starting @threads for this file; NULL for none */
+	struct e2verity_workers *workers;
 };
 
 /**

@@ -7,6 +7,7 @@
 #include <openssl/evp.h>
 
 #include "private.h"
+#include "workers.h"
 
 static const struct e2verity_hash_alg e2v_hash_algs[] = {
 	{ "sha256", E2VERITY_HASH_SHA256, 32, 64 },
@@ -131,4 +132,15 @@ void e2verity_hasher_free(struct e2verity_hasher *h)
 	EVP_MD_CTX_free(h->work);
 	EVP_MD_free(h->md);
 	free(h);
+}
+
+int e2v_hasher_same(const struct e2verity_hasher *a, const struct e2verity_hasher *b)
+{
+	return a->alg == b->alg && a->salt_size == b->salt_size &&
+	       memcmp(a->salt, b->salt, a->salt_size) == 0;
+}
+
+unsigned int e2v_hasher_digest_size(const struct e2verity_hasher *h)
+{
+	return h->alg->digest_size;
 }

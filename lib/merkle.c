@@ -2,17 +2,19 @@
 /* merkle.c - streaming, filesystem-agnostic fs-verity Merkle tree builder */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "private.h"
+#include "workers.h"
 
 /* Data is read and hashed this many bytes at a time (a multiple of any block size). */
 #define E2V_CHUNK_SIZE (1u << 20)
 #define E2V_MAX_THREADS 64
 /* below this much data per thread, starting a thread costs more than it saves */
 #define E2V_MIN_BYTES_PER_THREAD (128u << 10)
+/* waking a thread of a lasting pool is cheaper */
+#define E2V_MIN_BYTES_PER_WAKEUP (32u << 10)
 
 errcode_t e2verity_params_validate(struct e2verity_params *p)
 {
@@ -56,166 +58,6 @@ errcode_t e2verity_geometry(const struct e2verity_params *p, uint64_t data_size,
 	}
 	g->tree_blocks = start;
 	g->tree_size = start * p->block_size;
-	return 0;
-}
-
-/* Parallel hashing of the data blocks of one chunk. */
-struct e2v_pool;
-
-struct e2v_worker {
-	struct e2v_pool *pool;
-	struct e2verity_hasher *hasher;
-	pthread_t thread;
-	unsigned int index;
-	errcode_t err;
-	/* hash of an all-zero block, once one was met: holes cost a compare, not a hash */
-	int have_zero_digest;
-	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
-};
-
-struct e2v_pool {
-	pthread_mutex_t lock;
-	pthread_cond_t start, done;
-	unsigned long generation;
-	unsigned int pending;
-	int quit;
-	/* the current job */
-	const uint8_t *data;
-	uint8_t *digests;
-	size_t nblocks;
-	unsigned int block_size, digest_size, nthreads;
-	struct e2v_worker workers[E2V_MAX_THREADS];
-};
-
-static errcode_t e2v_hash_slice(struct e2v_pool *pool, struct e2v_worker *w)
-{
-	size_t per = e2v_div_round_up(pool->nblocks, pool->nthreads);
-	size_t first = per * w->index;
-	size_t last = first + per < pool->nblocks ? first + per : pool->nblocks;
-	errcode_t err;
-
-	for (size_t i = first; i < last; i++) {
-		const uint8_t *block = pool->data + i * pool->block_size;
-		uint8_t *digest = pool->digests + i * pool->digest_size;
-
-		int zero = e2v_all_zero(block, pool->block_size);
-
-		if (zero && w->have_zero_digest) {
-			memcpy(digest, w->zero_digest, pool->digest_size);
-			continue;
-		}
-		err = e2verity_hasher_block(w->hasher, block, pool->block_size, digest);
-		if (err)
-			return err;
-		if (zero) {
-			memcpy(w->zero_digest, digest, pool->digest_size);
-			w->have_zero_digest = 1;
-		}
-	}
-	return 0;
-}
-
-static void *e2v_worker_main(void *arg)
-{
-	struct e2v_worker *w = arg;
-	struct e2v_pool *pool = w->pool;
-	unsigned long seen = 0;
-
-	pthread_mutex_lock(&pool->lock);
-	for (;;) {
-		while (!pool->quit && pool->generation == seen)
-			pthread_cond_wait(&pool->start, &pool->lock);
-		if (pool->quit)
-			break;
-		seen = pool->generation;
-		pthread_mutex_unlock(&pool->lock);
-		w->err = e2v_hash_slice(pool, w);
-		pthread_mutex_lock(&pool->lock);
-		if (--pool->pending == 0)
-			pthread_cond_signal(&pool->done);
-	}
-	pthread_mutex_unlock(&pool->lock);
-	return NULL;
-}
-
-static errcode_t e2v_pool_run(struct e2v_pool *pool, const uint8_t *data, size_t nblocks,
-			      uint8_t *digests)
-{
-	errcode_t err;
-
-	pool->data = data;
-	pool->nblocks = nblocks;
-	pool->digests = digests;
-	if (pool->nthreads > 1) {
-		pthread_mutex_lock(&pool->lock);
-		pool->pending = pool->nthreads - 1;
-		pool->generation++;
-		pthread_cond_broadcast(&pool->start);
-		pthread_mutex_unlock(&pool->lock);
-	}
-	/* the calling thread takes slice 0 */
-	err = e2v_hash_slice(pool, &pool->workers[0]);
-	if (pool->nthreads > 1) {
-		pthread_mutex_lock(&pool->lock);
-		while (pool->pending)
-			pthread_cond_wait(&pool->done, &pool->lock);
-		pthread_mutex_unlock(&pool->lock);
-	}
-	for (unsigned int i = 1; !err && i < pool->nthreads; i++)
-		err = pool->workers[i].err;
-	return err;
-}
-
-static void e2v_pool_stop(struct e2v_pool *pool, unsigned int started)
-{
-	pthread_mutex_lock(&pool->lock);
-	pool->quit = 1;
-	pthread_cond_broadcast(&pool->start);
-	pthread_mutex_unlock(&pool->lock);
-	for (unsigned int i = 1; i < started; i++)
-		pthread_join(pool->workers[i].thread, NULL);
-	for (unsigned int i = 1; i < pool->nthreads; i++)
-		e2verity_hasher_free(pool->workers[i].hasher);
-	pthread_mutex_destroy(&pool->lock);
-	pthread_cond_destroy(&pool->start);
-	pthread_cond_destroy(&pool->done);
-}
-
-static errcode_t e2v_pool_start(struct e2v_pool *pool, struct e2verity_hasher *hasher,
-				unsigned int nthreads, unsigned int block_size,
-				unsigned int digest_size)
-{
-	unsigned int i;
-	errcode_t err = 0;
-
-	memset(pool, 0, sizeof(*pool));
-	pthread_mutex_init(&pool->lock, NULL);
-	pthread_cond_init(&pool->start, NULL);
-	pthread_cond_init(&pool->done, NULL);
-	pool->nthreads = nthreads ? nthreads : 1;
-	pool->block_size = block_size;
-	pool->digest_size = digest_size;
-	pool->workers[0].pool = pool;
-	pool->workers[0].hasher = hasher;
-	for (i = 1; i < pool->nthreads; i++) {
-		pool->workers[i].pool = pool;
-		pool->workers[i].index = i;
-		err = e2verity_hasher_dup(hasher, &pool->workers[i].hasher);
-		if (err)
-			break;
-	}
-	if (err) {
-		pool->nthreads = i;
-		e2v_pool_stop(pool, 1);
-		return err;
-	}
-	for (i = 1; i < pool->nthreads; i++) {
-		if (pthread_create(&pool->workers[i].thread, NULL, e2v_worker_main,
-				   &pool->workers[i])) {
-			e2v_pool_stop(pool, i);
-			return E2VERITY_ET_NO_MEMORY;
-		}
-	}
 	return 0;
 }
 
@@ -274,8 +116,8 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 {
 	const unsigned int bs = b->p->block_size;
 	uint64_t chunk_size = e2v_round_up(data_size, bs);
-	uint64_t threads = data_size / E2V_MIN_BYTES_PER_THREAD;
-	struct e2v_pool pool;
+	struct e2verity_workers *workers = b->p->workers, *own = NULL;
+	uint64_t active;
 	uint8_t *chunk = NULL, *digests = NULL;
 	uint64_t pos = 0;
 	errcode_t err;
@@ -283,17 +125,21 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 	/* small files are common: size the buffer and the threads to the file */
 	if (chunk_size > E2V_CHUNK_SIZE)
 		chunk_size = E2V_CHUNK_SIZE;
-	if (threads > b->p->threads)
-		threads = b->p->threads;
+	active = data_size / (workers ? E2V_MIN_BYTES_PER_WAKEUP : E2V_MIN_BYTES_PER_THREAD);
+	if (!workers && active > 1 && b->p->threads > 1) {
+		err = e2verity_workers_new(active < b->p->threads ? active : b->p->threads, &own);
+		if (err)
+			return err;
+		workers = own;
+	}
+	if (active > e2v_workers_count(workers))
+		active = e2v_workers_count(workers);
 	chunk = malloc(chunk_size);
 	digests = malloc((chunk_size / bs) * b->digest_size);
 	if (!chunk || !digests) {
 		err = E2VERITY_ET_NO_MEMORY;
-		goto out_free;
+		goto out;
 	}
-	err = e2v_pool_start(&pool, b->hasher, threads, bs, b->digest_size);
-	if (err)
-		goto out_free;
 	while (pos < data_size) {
 		size_t len = data_size - pos < chunk_size ? data_size - pos : chunk_size;
 		size_t nblocks = e2v_div_round_up(len, bs);
@@ -303,7 +149,7 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 			goto out;
 		/* a partial last block is hashed zero-padded */
 		memset(chunk + len, 0, nblocks * bs - len);
-		err = e2v_pool_run(&pool, chunk, nblocks, digests);
+		err = e2v_workers_hash(workers, active, b->hasher, chunk, nblocks, bs, digests);
 		if (err)
 			goto out;
 		for (size_t i = 0; i < nblocks; i++) {
@@ -313,9 +159,9 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 		}
 		pos += len;
 	}
+	err = 0;
 out:
-	e2v_pool_stop(&pool, pool.nthreads);
-out_free:
+	e2verity_workers_free(own);
 	free(chunk);
 	free(digests);
 	return err;

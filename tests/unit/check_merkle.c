@@ -18,6 +18,7 @@ struct vector {
 	const char *digest;
 	const char *tree_sha256; /* NULL: no tree (empty output file) */
 	uint64_t tree_size;
+	int zeros; /* the file is all zero bytes (head -c N /dev/zero) */
 };
 
 static const struct vector vectors[] = {
@@ -41,10 +42,27 @@ static const struct vector vectors[] = {
 	  "fb3f1adf6d9173e9f42cd8b90ce74f61b8c1dda0ef9aca00d0de5d4de0fc084c"
 	  "ec64e4d8558e2d46928a1e1c4603ba924787c21f940248b1af4d92b35013be3c",
 	  "26f0c9b66dec2960c3360f69738207e1a30f9f63174cdec71d686122d4ee4045", 16384 },
+	/* head -c 300000 /dev/zero > z; fsverity digest [opts] --out-merkle-tree=t z */
+	{ 300000, 1, 4096, "", "27c818203a382d881056b0fed5fe65ccaf107c457525307d8c5b74ee795a26b9",
+	  "b09880fee1e6bca1dc52c654a3ded032b1b60ef6499d08cdb6fb6604a69ee34b", 4096, 1 },
+	/* --hash-alg=sha512 --salt=deadbeef */
+	{ 300000, 2, 4096, "deadbeef",
+	  "1b41caded05717c7bc6d9faf9f891bd1803685f0a2207c2a9ab00bb9967b7baf"
+	  "04cf36f563ddc15c21ca59509917e927effe28a992a7efe1d803eaab73fa07ff",
+	  "56e27e2280b23634a8a4b57fb45beb909c09e4d43c87c7d2b94c382948572c9d", 12288, 1 },
+	/* --block-size=1024 */
+	{ 300000, 1, 1024, "", "44232ce68f336d44796dd2674fce97d4df5f11d919b06a7dfcda3500d5a03aac",
+	  "c2fef4c3a222b65d9f60fce9ace5f42ff157aa8e8eec1fb3f2840ef3bff8cd02", 11264, 1 },
 	/* --block-size=65536 */
 	{ 200000, 1, 65536, "",
 	  "785acb16558504a48eba5c176bff0541bc2577c70d8372699d98ea5961723c1f", NULL, 65536 },
 };
+
+static errcode_t read_zeros(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	memset(buf, 0, count);
+	return 0;
+}
 
 static errcode_t read_pattern(void *ctx, void *buf, size_t count, uint64_t offset)
 {
@@ -77,7 +95,8 @@ static errcode_t collect_tree(void *ctx, const void *block, size_t size, uint64_
 	return 0;
 }
 
-static void run_vector(const struct vector *v, unsigned int threads)
+static void run_vector_with(const struct vector *v, unsigned int threads,
+			    struct e2verity_workers *workers)
 {
 	uint8_t salt[32], want[64], got[32];
 	struct e2verity_params p = {
@@ -86,6 +105,7 @@ static void run_vector(const struct vector *v, unsigned int threads)
 		.salt = salt,
 		.salt_size = strlen(v->salt_hex) / 2,
 		.threads = threads,
+		.workers = workers,
 	};
 	struct e2verity_result res;
 	struct tree_buf t = { 0 };
@@ -97,7 +117,8 @@ static void run_vector(const struct vector *v, unsigned int threads)
 	ck_assert_uint_eq(res.geo.tree_size, v->tree_size);
 	t.size = res.geo.tree_size;
 	t.data = calloc(1, t.size + 1);
-	ck_assert_int_eq(e2verity_compute(&p, v->size, read_pattern, &size, collect_tree, &t, &res),
+	ck_assert_int_eq(e2verity_compute(&p, v->size, v->zeros ? read_zeros : read_pattern, &size,
+					  collect_tree, &t, &res),
 			 0);
 	unit_hex2bin(v->digest, want, res.digest_size);
 	ck_assert_mem_eq(res.digest, want, res.digest_size);
@@ -112,6 +133,11 @@ static void run_vector(const struct vector *v, unsigned int threads)
 	free(t.data);
 }
 
+static void run_vector(const struct vector *v, unsigned int threads)
+{
+	run_vector_with(v, threads, NULL);
+}
+
 START_TEST(test_vectors)
 {
 	run_vector(&vectors[_i], 1);
@@ -121,6 +147,22 @@ END_TEST
 START_TEST(test_vectors_threaded)
 {
 	run_vector(&vectors[_i], 3);
+}
+END_TEST
+
+/*
+ * One lasting pool for every vector in turn, twice: each thread must take up
+ * the new salt and algorithm, and forget the zero-block hash of the last one.
+ */
+START_TEST(test_vectors_shared_workers)
+{
+	struct e2verity_workers *w;
+
+	ck_assert_int_eq(e2verity_workers_new(_i, &w), 0);
+	for (int round = 0; round < 2; round++)
+		for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++)
+			run_vector_with(&vectors[v], 0, w);
+	e2verity_workers_free(w);
 }
 END_TEST
 
@@ -212,6 +254,7 @@ static Suite *merkle_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_vectors, 0, sizeof(vectors) / sizeof(vectors[0]));
 	tcase_add_loop_test(tc, test_vectors_threaded, 0, sizeof(vectors) / sizeof(vectors[0]));
+	tcase_add_loop_test(tc, test_vectors_shared_workers, 1, 4);
 	tcase_add_test(tc, test_geometry_three_levels);
 	tcase_add_test(tc, test_too_many_levels);
 	tcase_add_test(tc, test_bad_params);

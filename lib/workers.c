@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* workers.c - a pool of hashing threads that lives across files */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workers.h"
+
+#define E2V_MAX_THREADS 64
+
+/* What one thread keeps between jobs: its own hash state and zero-block hash. */
+struct e2v_worker {
+	struct e2verity_workers *pool;
+	struct e2verity_hasher *hasher;
+	pthread_t thread;
+	unsigned int index;
+	errcode_t err;
+	unsigned int zero_block_size; /* 0: no all-zero block hashed yet */
+	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
+};
+
+struct e2verity_workers {
+	pthread_mutex_t lock;
+	pthread_cond_t start, done;
+	unsigned long generation;
+	unsigned int pending;
+	int quit;
+	unsigned int nthreads; /* with the caller's */
+	unsigned int started;
+	/* the current job */
+	struct e2verity_hasher *tmpl;
+	const uint8_t *data;
+	uint8_t *digests;
+	size_t nblocks;
+	unsigned int block_size, active;
+	struct e2v_worker workers[E2V_MAX_THREADS];
+};
+
+/* Make @w's hash state match the job's, keeping it when the parameters are the same. */
+static errcode_t e2v_worker_adopt(struct e2v_worker *w, struct e2verity_hasher *tmpl)
+{
+	struct e2verity_hasher *h;
+	errcode_t err;
+
+	if (w->hasher && e2v_hasher_same(w->hasher, tmpl))
+		return 0;
+	err = e2verity_hasher_dup(tmpl, &h);
+	if (err)
+		return err;
+	e2verity_hasher_free(w->hasher);
+	w->hasher = h;
+	w->zero_block_size = 0;
+	return 0;
+}
+
+static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size_t first,
+				 size_t last, unsigned int bs, uint8_t *digests)
+{
+	unsigned int ds = e2v_hasher_digest_size(w->hasher);
+	errcode_t err;
+
+	for (size_t i = first; i < last; i++) {
+		const uint8_t *block = data + i * bs;
+		uint8_t *digest = digests + i * ds;
+		int zero = e2v_all_zero(block, bs);
+
+		if (zero && w->zero_block_size == bs) {
+			memcpy(digest, w->zero_digest, ds);
+			continue;
+		}
+		err = e2verity_hasher_block(w->hasher, block, bs, digest);
+		if (err)
+			return err;
+		if (zero) {
+			memcpy(w->zero_digest, digest, ds);
+			w->zero_block_size = bs;
+		}
+	}
+	return 0;
+}
+
+static errcode_t e2v_worker_slice(struct e2verity_workers *p, struct e2v_worker *w)
+{
+	size_t per = e2v_div_round_up(p->nblocks, p->active);
+	size_t first = per * w->index;
+	size_t last = first + per < p->nblocks ? first + per : p->nblocks;
+	errcode_t err;
+
+	if (first >= last)
+		return 0;
+	err = e2v_worker_adopt(w, p->tmpl);
+	if (err)
+		return err;
+	return e2v_hash_blocks(w, p->data, first, last, p->block_size, p->digests);
+}
+
+static void *e2v_worker_main(void *arg)
+{
+	struct e2v_worker *w = arg;
+	struct e2verity_workers *p = w->pool;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->quit && p->generation == seen)
+			pthread_cond_wait(&p->start, &p->lock);
+		if (p->quit)
+			break;
+		seen = p->generation;
+		pthread_mutex_unlock(&p->lock);
+		w->err = w->index < p->active ? e2v_worker_slice(p, w) : 0;
+		pthread_mutex_lock(&p->lock);
+		if (--p->pending == 0)
+			pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+errcode_t e2v_workers_hash(struct e2verity_workers *p, unsigned int active,
+			   struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
+			   unsigned int block_size, uint8_t *digests)
+{
+	errcode_t err;
+
+	if (!p) {
+		struct e2v_worker solo = { .hasher = tmpl };
+
+		return e2v_hash_blocks(&solo, data, 0, nblocks, block_size, digests);
+	}
+	if (active <= 1 || p->nthreads <= 1) {
+		err = e2v_worker_adopt(&p->workers[0], tmpl);
+		return err ? err : e2v_hash_blocks(&p->workers[0], data, 0, nblocks, block_size,
+						   digests);
+	}
+	p->tmpl = tmpl;
+	p->data = data;
+	p->nblocks = nblocks;
+	p->digests = digests;
+	p->block_size = block_size;
+	p->active = active < p->nthreads ? active : p->nthreads;
+	pthread_mutex_lock(&p->lock);
+	p->pending = p->nthreads - 1;
+	p->generation++;
+	pthread_cond_broadcast(&p->start);
+	pthread_mutex_unlock(&p->lock);
+	err = e2v_worker_slice(p, &p->workers[0]);
+	pthread_mutex_lock(&p->lock);
+	while (p->pending)
+		pthread_cond_wait(&p->done, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned int i = 1; !err && i < p->active; i++)
+		err = p->workers[i].err;
+	return err;
+}
+
+unsigned int e2v_workers_count(const struct e2verity_workers *p)
+{
+	return p ? p->nthreads : 1;
+}
+
+errcode_t e2verity_workers_new(unsigned int nthreads, struct e2verity_workers **ret)
+{
+	struct e2verity_workers *p;
+	unsigned int i;
+
+	*ret = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return E2VERITY_ET_NO_MEMORY;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->start, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->nthreads = nthreads < 1 ? 1 : nthreads > E2V_MAX_THREADS ? E2V_MAX_THREADS : nthreads;
+	for (i = 0; i < p->nthreads; i++) {
+		p->workers[i].pool = p;
+		p->workers[i].index = i;
+	}
+	p->started = 1;
+	for (i = 1; i < p->nthreads; i++) {
+		if (pthread_create(&p->workers[i].thread, NULL, e2v_worker_main, &p->workers[i]))
+			break;
+		p->started++;
+	}
+	if (p->started < p->nthreads) {
+		e2verity_workers_free(p);
+		return E2VERITY_ET_NO_MEMORY;
+	}
+	*ret = p;
+	return 0;
+}
+
+void e2verity_workers_free(struct e2verity_workers *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->quit = 1;
+	pthread_cond_broadcast(&p->start);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned int i = 1; i < p->started; i++)
+		pthread_join(p->workers[i].thread, NULL);
+	for (unsigned int i = 0; i < p->nthreads; i++)
+		e2verity_hasher_free(p->workers[i].hasher);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->start);
+	pthread_cond_destroy(&p->done);
+	free(p);
+}
