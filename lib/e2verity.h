@@ -552,6 +552,7 @@ struct e2verity_check_stats {
 
 struct e2verity_check_opts {
 	unsigned int threads; /* hashing threads, as e2verity_params.threads */
+	struct e2verity_workers *workers; /* threads to reuse for every file, or NULL */
 	const char *certfile; /* verify built-in signatures against this PEM cert */
 	const char *cafile;   /* and require it to chain to this PEM CA */
 	int require_signatures;

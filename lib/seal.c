@@ -12,7 +12,6 @@
 /* fs/verity/open.c: a tree whose block is not a page has at most 2^23 blocks */
 #define E2V_MAX_SUBPAGE_TREE_BLOCKS (1ULL << 23)
 /* files up to this size are hashed by the calling thread alone */
-#define E2V_SMALL_FILE (1u << 20)
 
 errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts *opts)
 {
@@ -343,9 +342,6 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	err = e2v_tree_writer_init(&w, &f, plan.layout.merkle_pos);
 	if (err)
 		goto out;
-	/* starting threads costs more than they save on a file of one read chunk */
-	if (plan.data_size <= E2V_SMALL_FILE)
-		p.threads = 1;
 	err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd, e2v_tree_writer_block, &w,
 			       &r);
 	if (!err)

@@ -404,6 +404,11 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 
 	what = c.image;
 	err = e2v_open_image(c.image, 0, &fs, &doing);
+	/* one set of hashing threads for all the files */
+	if (!err && c.opts.threads > 1) {
+		doing = "starting hashing threads for";
+		err = e2verity_workers_new(c.opts.threads, &c.opts.workers);
+	}
 	if (!err)
 		err = e2v_run_check(&c, fs, argv + optind, argc - optind, &st, &doing, &what);
 	if (c.opts.progress && c.last_percent >= 0)
@@ -425,6 +430,7 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 			status |= FSCK_ERROR;
 		}
 	}
+	e2verity_workers_free(c.opts.workers);
 	if (fs)
 		ext2fs_close_free(&fs);
 	if (c.json)

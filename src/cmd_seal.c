@@ -421,6 +421,15 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 		c->opts.progress = e2v_seal_progress;
 		c->opts.progress_ctx = c;
 	}
+	/* one set of hashing threads for all the files */
+	if (c->opts.params.threads > 1) {
+		err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
+		if (err) {
+			e2v_error(err, "while starting hashing threads for '%s'", c->image);
+			ext2fs_close_free(&fs);
+			return E2V_EXIT_FAILURE;
+		}
+	}
 	c->total = sel->n;
 	for (size_t i = 0; i < sel->n; i++) {
 		c->index = i;
@@ -445,6 +454,8 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 			e2v_seal_verbose(sel->v[i].path, &res, fs->blocksize);
 		}
 	}
+	e2verity_workers_free(c->opts.params.workers);
+	c->opts.params.workers = NULL;
 	/* even after a failure: the bitmaps and counts of what was done go to disk */
 	err = ext2fs_close_free(&fs);
 	if (err) {
