@@ -399,7 +399,7 @@ out:
 		/* leave the file as it was found: unsealed, without the blocks given to it */
 		in->i_flags = orig_flags;
 		(void)ext2fs_write_inode(fs, ino, in);
-		(void)ext2fs_punch(fs, ino, in, NULL, meta_first, ~0ULL);
+		(void)e2v_punch_past(fs, ino, in, meta_first);
 	}
 	/* whatever stayed allocated (or was released) is the owner's quota */
 	if (f.bounce) {

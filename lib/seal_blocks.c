@@ -114,7 +114,7 @@ errcode_t e2v_punch_from(struct e2v_ext4_file *f, blk64_t first)
 
 	if (!last || last->lblk + last->len <= first)
 		return 0;
-	err = ext2fs_punch(f->fs, f->ino, EXT2_INODE(&f->inode), NULL, first, ~0ULL);
+	err = e2v_punch_past(f->fs, f->ino, EXT2_INODE(&f->inode), first);
 	if (err)
 		return err;
 	return e2v_ext4_file_reload(f);
