@@ -71,4 +71,7 @@ static inline int e2v_all_zero(const void *buf, size_t len)
 	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
 }
 
+/* punch.c: ext2fs_punch() from @first to the end, the filesystem's last block included */
+errcode_t e2v_punch_past(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode, blk64_t first);
+
 #endif /* E2VERITY_PRIVATE_H */

@@ -320,8 +320,8 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	 * Without a signer the whole layout is known: one allocation.  A signer
 	 * sizes the descriptor region only once the digest is known, so the
 	 * tree region comes first and the descriptor region joins it after.
-	 * Blocks are zeroed only where the writes below do not cover them:
-	 * the tree region when Merkle blocks are smaller than fs blocks.
+	 * No block needs zeroing: the tree writer and the descriptor write
+	 * cover every allocated block whole, padding included.
 	 */
 	meta_first = plan.layout.merkle_pos / bs;
 	tree_end = e2v_div_round_up(plan.layout.merkle_pos + plan.geo.tree_size, bs);
@@ -335,11 +335,9 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	allocating = 1;
 	err = e2v_alloc_range(&f, meta_first,
 			      (opts->sign ? tree_end : res->layout.end / bs) - meta_first, 0);
-	if (!err && p.block_size < bs)
-		err = e2v_zero_range(&f, meta_first, tree_end - meta_first);
 	if (err)
 		goto out;
-	err = e2v_tree_writer_init(&w, &f, plan.layout.merkle_pos);
+	err = e2v_tree_writer_init(&w, &f, plan.layout.merkle_pos, plan.geo.tree_size);
 	if (err)
 		goto out;
 	err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd, e2v_tree_writer_block, &w,
@@ -397,7 +395,7 @@ out:
 		/* leave the file as it was found: unsealed, without the blocks given to it */
 		in->i_flags = orig_flags;
 		(void)ext2fs_write_inode(fs, ino, in);
-		(void)ext2fs_punch(fs, ino, in, NULL, meta_first, ~0ULL);
+		(void)e2v_punch_past(fs, ino, in, meta_first);
 	}
 	/* whatever stayed allocated (or was released) is the owner's quota */
 	if (f.bounce) {

@@ -114,7 +114,7 @@ errcode_t e2v_punch_from(struct e2v_ext4_file *f, blk64_t first)
 
 	if (!last || last->lblk + last->len <= first)
 		return 0;
-	err = ext2fs_punch(f->fs, f->ino, EXT2_INODE(&f->inode), NULL, first, ~0ULL);
+	err = e2v_punch_past(f->fs, f->ino, EXT2_INODE(&f->inode), first);
 	if (err)
 		return err;
 	return e2v_ext4_file_reload(f);
@@ -169,31 +169,13 @@ errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count,
 	return e2v_ext4_file_reload(f);
 }
 
-errcode_t e2v_zero_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count)
-{
-	const unsigned int bs = f->fs->blocksize;
-	size_t chunk = E2V_WRITE_RUN / bs ? E2V_WRITE_RUN / bs : 1;
-	uint8_t *zeros = calloc(chunk, bs);
-	errcode_t err = 0;
-
-	if (!zeros)
-		return E2VERITY_ET_NO_MEMORY;
-	while (!err && count) {
-		blk64_t n = count < chunk ? count : chunk;
-
-		err = e2v_write_blocks(f, zeros, n * bs, first * (uint64_t)bs);
-		first += n;
-		count -= n;
-	}
-	free(zeros);
-	return err;
-}
-
-errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *f, uint64_t base)
+errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *f, uint64_t base,
+			       uint64_t tree_size)
 {
 	memset(w, 0, sizeof(*w));
 	w->f = f;
 	w->base = base;
+	w->tree_size = tree_size;
 	w->cap = E2V_WRITE_RUN / f->fs->blocksize;
 	if (!w->cap)
 		w->cap = 1;
@@ -201,7 +183,7 @@ errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *
 	return w->buf ? 0 : E2VERITY_ET_NO_MEMORY;
 }
 
-errcode_t e2v_tree_writer_flush(struct e2v_tree_writer *w)
+static errcode_t e2v_tree_writer_run(struct e2v_tree_writer *w)
 {
 	errcode_t err;
 
@@ -212,46 +194,119 @@ errcode_t e2v_tree_writer_flush(struct e2v_tree_writer *w)
 	return err;
 }
 
-errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint64_t offset)
+/* Queues one whole fs block of the tree, logical block @lblk. */
+static errcode_t e2v_tree_writer_put(struct e2v_tree_writer *w, blk64_t lblk, const void *data)
 {
-	struct e2v_tree_writer *w = ctx;
 	const unsigned int bs = w->f->fs->blocksize;
-	uint64_t pos = w->base + offset;
 	blk64_t pblk;
 	errcode_t err;
 
-	err = e2v_ext4_file_map(w->f, pos / bs, &pblk, NULL);
+	err = e2v_ext4_file_map(w->f, lblk, &pblk, NULL);
 	if (err)
 		return err;
-	if (size < bs) {
-		/*
-		 * Several Merkle blocks share one fs block: read, patch, write.
-		 * e2v_zero_range() zeroed it, so untouched bytes stay zero.
-		 */
-		err = e2v_tree_writer_flush(w);
-		if (!err)
-			err = io_channel_read_blk64(w->f->fs->io, pblk, 1, w->f->bounce);
-		if (err)
-			return err;
-		memcpy(w->f->bounce + pos % bs, block, size);
-		return io_channel_write_blk64(w->f->fs->io, pblk, 1, w->f->bounce);
-	}
-	/* the Merkle block size never exceeds the fs block size: size == bs */
 	if (w->nblocks && (pblk != w->start + w->nblocks || w->nblocks == w->cap)) {
-		err = e2v_tree_writer_flush(w);
+		err = e2v_tree_writer_run(w);
 		if (err)
 			return err;
 	}
 	if (!w->nblocks)
 		w->start = pblk;
-	memcpy(w->buf + (size_t)w->nblocks * bs, block, bs);
+	memcpy(w->buf + (size_t)w->nblocks * bs, data, bs);
 	w->nblocks++;
 	return 0;
 }
 
+/* The part assembling fs block @lblk, a fresh zeroed one if there is none yet. */
+static errcode_t e2v_tree_part_get(struct e2v_tree_writer *w, blk64_t lblk,
+				   struct e2v_tree_part **ret)
+{
+	const unsigned int bs = w->f->fs->blocksize;
+	struct e2v_tree_part *free_part = NULL, *n;
+
+	for (size_t i = 0; i < w->nparts; i++) {
+		if (w->parts[i].used && w->parts[i].lblk == lblk) {
+			*ret = &w->parts[i];
+			return 0;
+		}
+		if (!w->parts[i].used && !free_part)
+			free_part = &w->parts[i];
+	}
+	if (!free_part) {
+		n = realloc(w->parts, (w->nparts + 1) * sizeof(*n));
+		if (!n)
+			return E2VERITY_ET_NO_MEMORY;
+		w->parts = n;
+		free_part = &w->parts[w->nparts];
+		memset(free_part, 0, sizeof(*free_part));
+		free_part->buf = malloc(bs);
+		if (!free_part->buf)
+			return E2VERITY_ET_NO_MEMORY;
+		w->nparts++;
+	}
+	memset(free_part->buf, 0, bs);
+	free_part->lblk = lblk;
+	free_part->filled = 0;
+	free_part->used = 1;
+	*ret = free_part;
+	return 0;
+}
+
+errcode_t e2v_tree_writer_flush(struct e2v_tree_writer *w)
+{
+	errcode_t err;
+
+	/* only if a Merkle block never came: the slots it left stay zero */
+	for (size_t i = 0; i < w->nparts; i++) {
+		if (!w->parts[i].used)
+			continue;
+		w->parts[i].used = 0;
+		err = e2v_tree_writer_put(w, w->parts[i].lblk, w->parts[i].buf);
+		if (err)
+			return err;
+	}
+	return e2v_tree_writer_run(w);
+}
+
+errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint64_t offset)
+{
+	struct e2v_tree_writer *w = ctx;
+	const unsigned int bs = w->f->fs->blocksize;
+	uint64_t pos = w->base + offset;
+	uint64_t in_tree, expected;
+	struct e2v_tree_part *part;
+	errcode_t err;
+
+	/* the Merkle block size never exceeds the fs block size */
+	if (size == bs)
+		return e2v_tree_writer_put(w, pos / bs, block);
+	/*
+	 * Several Merkle blocks share one fs block, and they may come at
+	 * different times (one level ends and the next starts in it): keep the
+	 * fs block in memory until every Merkle block it holds has come.  The
+	 * tree starts on an fs block boundary; what its last fs block has left
+	 * over stays zero.
+	 */
+	err = e2v_tree_part_get(w, pos / bs, &part);
+	if (err)
+		return err;
+	memcpy(part->buf + pos % bs, block, size);
+	part->filled++;
+	in_tree = w->tree_size - (pos - pos % bs - w->base);
+	expected = (in_tree < bs ? in_tree : bs) / size;
+	if (part->filled < expected)
+		return 0;
+	part->used = 0;
+	return e2v_tree_writer_put(w, part->lblk, part->buf);
+}
+
 void e2v_tree_writer_free(struct e2v_tree_writer *w)
 {
+	for (size_t i = 0; i < w->nparts; i++)
+		free(w->parts[i].buf);
+	free(w->parts);
 	free(w->buf);
+	w->parts = NULL;
+	w->nparts = 0;
 	w->buf = NULL;
 }
 

@@ -31,26 +31,39 @@ errcode_t e2v_zero_tail(struct e2v_ext4_file *f, int *zeroed);
  */
 errcode_t e2v_alloc_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count, int zero);
 
-/*
- * Writes zeros to logical blocks [@first, @first + @count) through the io
- * channel.  Unlike EXT2_FALLOCATE_ZERO_BLOCKS, whose zeroout bypasses the
- * unix io manager's cache, what is read back afterwards is the zeros.
- */
-errcode_t e2v_zero_range(struct e2v_ext4_file *f, blk64_t first, blk64_t count);
+/* An fs block being assembled from Merkle tree blocks smaller than it. */
+struct e2v_tree_part {
+	blk64_t lblk;	     /* logical block in the file */
+	unsigned int filled; /* Merkle blocks copied in so far */
+	int used;
+	uint8_t *buf; /* one fs block, zero where nothing was copied */
+};
 
-/* Collects tree blocks into runs of physically contiguous fs blocks. */
+/*
+ * Collects tree blocks into runs of physically contiguous fs blocks.  Every
+ * fs block is written once, whole, from memory: nothing of the tree region is
+ * read back, so no stale copy in the io channel's cache can leak into it
+ * (e2fsprogs 1.47.0's unix io manager keeps clean cached blocks across a
+ * direct write of more than 4 blocks).
+ */
 struct e2v_tree_writer {
 	struct e2v_ext4_file *f;
-	uint64_t base; /* file offset of the tree: merkle_pos */
-	uint8_t *buf;  /* up to cap fs blocks waiting to be written */
+	uint64_t base;	    /* file offset of the tree: merkle_pos */
+	uint64_t tree_size; /* bytes: how many Merkle blocks the last fs block gets */
+	uint8_t *buf;	    /* up to cap fs blocks waiting to be written */
 	unsigned int cap;
 	blk64_t start;	      /* physical block of buf[0] */
 	unsigned int nblocks; /* fs blocks in buf */
+	/* partly assembled fs blocks: about two per tree level at most */
+	struct e2v_tree_part *parts;
+	size_t nparts;
 };
 
-errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *f, uint64_t base);
+errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *f, uint64_t base,
+			       uint64_t tree_size);
 /* an e2verity_tree_fn: places one Merkle tree block at base + @offset */
 errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint64_t offset);
+/* Writes what is collected, partly assembled fs blocks included (zero-padded). */
 errcode_t e2v_tree_writer_flush(struct e2v_tree_writer *w);
 void e2v_tree_writer_free(struct e2v_tree_writer *w);
 

@@ -35,7 +35,7 @@ errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
 	 * any of it a bad i_size.  Inline data has nothing past EOF.
 	 */
 	if (!(in->i_flags & EXT4_INLINE_DATA_FL)) {
-		err = ext2fs_punch(fs, ino, in, NULL, e2v_div_round_up(size, fs->blocksize), ~0ULL);
+		err = e2v_punch_past(fs, ino, in, e2v_div_round_up(size, fs->blocksize));
 		if (err)
 			return err;
 		/* punch wrote its copy of the inode's first 128 bytes; take them all again */

@@ -17,8 +17,13 @@ make_fileset()
 {
 	mf_dir=$1
 	mkdir -p "$mf_dir/sizes" "$mf_dir/dir with spaces" "$mf_dir/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12" "$mf_dir/empty dir"
+	# The last byte is never zero: mke2fs 1.47.0 -d -O inline_data makes a file whose last
+	# block is all zero up to EOF that block shorter (the conversion out of inline data resets
+	# i_size, and the copy skips zero blocks), which random data did 1 time in 256 per 1-byte tail.
 	for n in 0 1 100 4095 4096 4097 65535 65536 65537 524288 524289 1048577; do
 		head -c "$n" /dev/urandom >"$mf_dir/sizes/f$n"
+		[ "$n" -eq 0 ] ||
+			printf '\377' | dd of="$mf_dir/sizes/f$n" bs=1 seek=$((n - 1)) conv=notrunc 2>/dev/null
 	done
 	printf 'hello\n' >"$mf_dir/hello.txt"
 	head -c 3000 /dev/urandom >"$mf_dir/dir with spaces/name with spaces.bin"

@@ -104,6 +104,25 @@ cp base.img sha512.img
 "$E2VERITY" seal -q --hash-alg=sha512 sha512.img /usr/bin/tool || fail "sha512: exit $?"
 check "--force: same block count as a first seal" test \
 	"$(inode_field force.img /usr/bin/tool Blockcount)" = "$(inode_field sha512.img /usr/bin/tool Blockcount)"
+# --force into Merkle blocks smaller than the fs block, where the new tree ends halfway into the
+# block that held the old descriptor and size word (read while the old seal was inspected): the
+# rest of that block is tree padding and must be zero, not the old bytes
+# 524289 B: sha512/4K tree 16 KiB, descriptor in the 5th block; sha256/1K tree 18 KiB
+# 458753 B: sha256/1K tree 16 KiB, descriptor in the 5th block; sha512/2K tree 18 KiB
+mkdir -p rs
+head -c 524289 /dev/urandom >rs/a
+head -c 458753 /dev/urandom >rs/b
+mkimg rs.img rs 32M -b 4096
+if "$E2VERITY" seal -q --hash-alg=sha512 rs.img /a && "$E2VERITY" seal -q --block-size=1024 rs.img /b &&
+	"$E2VERITY" seal -q --force --block-size=1024 rs.img /a &&
+	"$E2VERITY" seal -q --force --block-size=2048 --hash-alg=sha512 rs.img /b; then
+	check_sealed rs.img /a rs/a --block-size=1024 >/dev/null || fail "--force: sha512/4K to 1K tree"
+	check_sealed rs.img /b rs/b --block-size=2048 --hash-alg=sha512 >/dev/null ||
+		fail "--force: 1K to sha512/2K tree"
+	check "--force to a smaller tree block: e2fsck clean" fsck_clean rs.img
+else
+	fail "--force to a smaller tree block: exit $?"
+fi
 # --force repairs unreadable metadata
 cp hl.img broken.img
 pblk=$(debugfs -R "bmap /usr/bin/tool $(($(last_lblk_end broken.img /usr/bin/tool) - 1))" broken.img 2>/dev/null)
