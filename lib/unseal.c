@@ -2,7 +2,7 @@
 /* unseal.c - remove a file's fs-verity metadata: free the blocks past EOF, clear the flag */
 #include "config.h"
 
-#include "private.h"
+#include "seal_blocks.h"
 
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
 {
@@ -29,6 +29,11 @@ errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
 	}
 	size = EXT2_I_SIZE(in);
 	before = ext2fs_get_stat_i_blocks(fs, in);
+	/* unflagged while blocks past EOF go away: an orphan, trimmed back after a crash */
+	in->i_flags &= ~(EXT4_VERITY_FL | EXT2_IMMUTABLE_FL);
+	err = e2v_orphan_add(fs, ino, in);
+	if (err)
+		return err;
 	/*
 	 * Everything past the data block holding EOF is metadata (or, at most,
 	 * zeros before the tree): without the verity flag e2fsck would call
@@ -44,8 +49,13 @@ errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
 			return err;
 	}
 	/* the kernel never sets immutable; e2verity seal --immutable does, for sealing */
-	in->i_flags &= ~(EXT4_VERITY_FL | EXT2_IMMUTABLE_FL);
-	err = ext2fs_write_inode_full(fs, ino, in, sizeof(inode));
+	err = e2v_orphan_del(fs, ino, in);
+	if (!err)
+		err = ext2fs_write_inode_full(fs, ino, in, sizeof(inode));
+	/* the blocks released are no longer the owner's quota */
+	if (!err)
+		err = e2v_quota_charge_inode(
+			fs, &inode, -(int64_t)(before - ext2fs_get_stat_i_blocks(fs, in)) * 512);
 	if (err)
 		return err;
 	if (freed)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 
@@ -11,20 +12,29 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *image, *doing;
-	ext2_filsys fs = NULL;
+	const char *image, *undo = NULL;
+	struct e2v_image img = { 0 };
+	ext2_filsys fs;
 	ext2_ino_t *inos = NULL;
+	unsigned int flags = E2V_IMAGE_WRITE;
 	int opt, verbose = 0, npaths, status = E2V_EXIT_FAILURE;
 	char **paths;
 	errcode_t err;
 
-	while ((opt = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "vz:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'v':
 			verbose = 1;
+			break;
+		case 'z':
+			undo = optarg;
+			break;
+		case 'f':
+			flags |= E2V_IMAGE_FORCE;
 			break;
 		case OPT_HELP:
 			e2v_usage(cmd, stdout);
@@ -43,11 +53,13 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 			return e2v_usage_error(cmd, "'%s' is not an absolute path inside the image",
 					       paths[i]);
 
-	err = e2v_open_image(image, 1, &fs, &doing);
+	e2v_catch_signals();
+	err = e2v_image_open(&img, image, flags, undo);
 	if (err) {
-		e2v_error(err, "while %s '%s' for writing", doing, image);
-		return E2V_EXIT_FAILURE;
+		e2v_error(err, "while %s '%s'", img.doing, img.what);
+		goto out;
 	}
+	fs = img.fs;
 	inos = calloc(npaths, sizeof(*inos));
 	if (!inos) {
 		e2v_error(ENOMEM, "while unsealing files of '%s'", image);
@@ -72,7 +84,8 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		}
 	}
-	for (int i = 0; i < npaths; i++) {
+	/* one transaction: every file is unsealed, or none (a signal drops them all) */
+	for (int i = 0; i < npaths && !e2v_cancel; i++) {
 		blk64_t freed;
 
 		err = e2verity_unseal_inode(fs, inos[i], &freed);
@@ -86,15 +99,20 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 			printf("unsealed %s: %llu blocks freed\n", paths[i],
 			       (unsigned long long)freed);
 	}
+	if (e2v_cancel) {
+		fprintf(stderr, "%s: %s: nothing unsealed\n", e2v_prog, strsignal(e2v_cancel));
+		status = 128 + e2v_cancel;
+		goto out;
+	}
 	status = E2V_EXIT_OK;
 out:
 	free(inos);
-	if (fs) {
-		err = ext2fs_close_free(&fs);
-		if (err && status == E2V_EXIT_OK) {
-			e2v_error(err, "while writing '%s'", image);
-			status = E2V_EXIT_FAILURE;
-		}
+	if (status != E2V_EXIT_OK)
+		e2v_image_abandon(&img);
+	err = e2v_image_close(&img);
+	if (err && status == E2V_EXIT_OK) {
+		e2v_error(err, "while %s '%s'", img.doing, img.what);
+		status = E2V_EXIT_FAILURE;
 	}
 	return status;
 }

@@ -30,7 +30,7 @@ static const struct e2v_command e2v_commands[] = {
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
 	  "IMAGE PATH merkle_tree|descriptor|signature [--offset=N] [--length=N]" },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",
-	  "[-v] IMAGE PATH..." },
+	  "[-v] [-z UNDO_FILE] [--force] IMAGE PATH..." },
 };
 
 static void e2v_main_usage(FILE *f)
