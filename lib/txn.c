@@ -84,6 +84,9 @@ static void e2v_release_freed(struct e2verity_txn *t)
 {
 	for (size_t i = 0; i < t->nfreed; i++)
 		ext2fs_unmark_block_bitmap_range2(t->fs->block_map, t->freed[i].blk, t->freed[i].n);
+	/* a flush since they were freed may have written them as used */
+	if (t->nfreed)
+		ext2fs_mark_bb_dirty(t->fs);
 	t->nfreed = 0;
 }
 

@@ -439,13 +439,14 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 	c->total = sel->n;
 	err = 0;
 	for (size_t i = 0; i < sel->n && !e2v_cancel; i++) {
-		struct e2v_seal_pending *p = &run.pending[run.npending];
+		struct e2v_seal_pending *p;
 
 		if (run.npending && plans[i].data_size >= E2V_TXN_BIG_FILE) {
 			err = e2v_seal_commit(c, sel, &img, &run);
 			if (err)
 				break;
 		}
+		p = &run.pending[run.npending];
 		c->index = i;
 		c->current = sel->v[i].path;
 		c->last_pct = -1;

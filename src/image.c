@@ -147,10 +147,11 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	img->doing = "opening";
 	if (access(img->path, F_OK) < 0)
 		return errno;
+	img->doing = "locking";
 	err = e2v_lock_image(img->path, writing && !(flags & E2V_IMAGE_SHARED));
 	if (err)
 		return err;
-	img->doing = "checking whether it is mounted";
+	img->doing = "checking";
 	err = ext2fs_check_if_mounted(img->path, &mount_flags);
 	if (err)
 		return err;

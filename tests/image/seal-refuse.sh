@@ -104,7 +104,7 @@ refuse "not enough space" 1 "Not enough free blocks for the Merkle trees while c
 	full.img full.img /big /filler
 
 # the image itself
-refuse "no such image" 1 "No such file or directory while locking 'nope.img'" ok.img nope.img /good
+refuse "no such image" 1 "No such file or directory while opening 'nope.img'" ok.img nope.img /good
 # the subshell becomes the sleep that holds the lock: killing it releases the lock
 (flock -x 9 && : >locked && exec sleep 60) 9<ok.img &
 locker=$!
