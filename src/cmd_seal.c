@@ -12,16 +12,10 @@
 #include "select.h"
 
 enum {
-	OPT_ALL = OPT_FIRST_PRIVATE,
-	OPT_FILES_FROM,
+	OPT_FILES_FROM = OPT_FIRST_PRIVATE,
 	OPT_EXCLUDE,
 	OPT_IMMUTABLE,
 	OPT_FORCE,
-	OPT_DRY_RUN,
-	OPT_THREADS,
-	OPT_PROGRESS,
-	OPT_QUIET,
-	OPT_VERBOSE,
 };
 
 struct e2v_seal_cli {
@@ -37,11 +31,11 @@ struct e2v_seal_cli {
 	size_t nfiles_from;
 	const char **excludes;
 	size_t nexcludes;
-	int recursive, all, dry_run, quiet, verbose, progress;
+	int recursive, all, dry_run, quiet, verbose, progress, null;
 	/* progress display */
+	struct e2v_progress bar;
 	size_t index, total;
 	const char *current;
-	int last_pct;
 };
 
 static int e2v_push(const char ***v, size_t *n, const char *s)
@@ -60,27 +54,30 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 {
 	static const struct option longopts[] = {
 		E2V_TREE_LONG_OPTIONS,
-		{ "all", no_argument, NULL, OPT_ALL },
+		{ "all", no_argument, NULL, 'a' },
 		{ "files-from", required_argument, NULL, OPT_FILES_FROM },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "immutable", no_argument, NULL, OPT_IMMUTABLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "null", no_argument, NULL, '0' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "key", required_argument, NULL, OPT_KEY },
 		{ "cert", required_argument, NULL, OPT_CERT },
 		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	long n;
+	static const int repeatable[] = { OPT_FILES_FROM, OPT_EXCLUDE, 0 };
+	struct e2v_getopt g;
 	int opt, r;
 
 	c->tree.params.threads = e2v_default_threads();
-	while ((opt = getopt_long(argc, argv, "raz:j:pqvn", longopts, NULL)) != -1) {
+	e2v_getopt_init(&g, cmd, argc, argv, "raz:j:pqvn0", longopts);
+	g.repeatable = repeatable;
+	while ((opt = e2v_getopt(&g)) != -1) {
 		r = e2v_parse_tree_option(opt, optarg, &c->tree);
 		if (r < 0)
 			return e2v_usage_error(cmd, NULL);
@@ -95,7 +92,6 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 			c->recursive = 1;
 			break;
 		case 'a':
-		case OPT_ALL:
 			c->all = 1;
 			break;
 		case OPT_FILES_FROM:
@@ -113,31 +109,26 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 			c->opts.flags |= E2VERITY_SEAL_FORCE;
 			break;
 		case 'n':
-		case OPT_DRY_RUN:
 			c->dry_run = 1;
+			break;
+		case '0':
+			c->null = 1;
 			break;
 		case 'z':
 			c->undo_file = optarg;
 			break;
 		case 'j':
-		case OPT_THREADS:
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 || n > 64)
-				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to 64)",
-						       optarg);
-			c->tree.params.threads = n;
+			if (e2v_parse_threads(optarg, &c->tree.params.threads))
+				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
+						       optarg, E2V_THREADS_MAX);
 			break;
 		case 'p':
-		case OPT_PROGRESS:
 			c->progress = 1;
 			break;
 		case 'q':
-		case OPT_QUIET:
 			c->quiet = 1;
 			break;
 		case 'v':
-		case OPT_VERBOSE:
 			c->verbose = 1;
 			break;
 		case OPT_KEY:
@@ -149,11 +140,8 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		case OPT_KEY_PASS:
 			c->key_pass = optarg;
 			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			exit(E2V_EXIT_OK);
 		default:
-			return e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
 	if (optind >= argc)
@@ -163,6 +151,9 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 	c->npaths = argc - optind;
 	if (!c->npaths && !c->all && !c->nfiles_from)
 		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
+	r = e2v_image_paths(cmd, c->paths, c->npaths);
+	if (r)
+		return r;
 	if (c->dry_run && c->undo_file)
 		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
 	if ((c->certfile || c->key_pass) && !c->keyfile)
@@ -170,9 +161,7 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 	if (e2verity_params_validate(&c->tree.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 	c->opts.params = c->tree.params;
-	/* a progress line is for a person watching a terminal */
-	if (c->progress && (c->quiet || !isatty(STDERR_FILENO)))
-		c->progress = 0;
+	e2v_progress_init(&c->bar, c->progress && !c->quiet, -1, c->image);
 	return E2V_EXIT_OK;
 }
 
@@ -221,25 +210,21 @@ static errcode_t e2v_lock_image(const char *image, int exclusive)
 static void e2v_seal_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct e2v_seal_cli *c = ctx;
-	int pct = total ? (int)(done * 100 / total) : 100;
+	char label[256];
 
-	/* a terminal line per percent, not per chunk read */
-	if (pct == c->last_pct)
-		return;
-	c->last_pct = pct;
-	fprintf(stderr, "\r[%zu/%zu] %3d%% %s\033[K", c->index + 1, c->total, pct, c->current);
+	snprintf(label, sizeof(label), "[%zu/%zu] %s", c->index + 1, c->total, c->current);
+	e2v_progress_update(&c->bar, done, total, label);
 }
 
 static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
 			     const char *path)
 {
-	const struct e2verity_hash_alg *a = e2verity_hash_alg_by_num(alg);
-	char hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
+	char dg[E2V_DIGEST_STRING_MAX];
 
 	if (c->quiet)
 		return;
-	e2v_bin2hex(digest, a->digest_size, hex);
-	printf("%s:%s %s\n", a->name, hex, path);
+	e2v_format_digest(alg, digest, dg);
+	printf("%s %s\n", dg, path);
 }
 
 static void e2v_fs_warnings(const struct e2v_seal_cli *c, ext2_filsys fs)
@@ -268,7 +253,7 @@ static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_se
 {
 	errcode_t err;
 
-	err = e2v_select_init(sel, fs);
+	err = e2v_select_init(sel, fs, c->image);
 	if (err) {
 		e2v_error(err, "while reading '%s'", c->image);
 		return E2V_EXIT_FAILURE;
@@ -277,10 +262,11 @@ static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_se
 	sel->nexcludes = c->nexcludes;
 	sel->recursive = c->recursive;
 	sel->verbose = c->verbose;
+	sel->verb = "seals";
 	for (int i = 0; !err && i < c->npaths; i++)
 		err = e2v_select_path(sel, c->paths[i]);
 	for (size_t i = 0; !err && i < c->nfiles_from; i++)
-		err = e2v_select_files_from(sel, c->files_from[i]);
+		err = e2v_select_files_from(sel, c->files_from[i], c->null);
 	if (!err && c->all)
 		err = e2v_select_all(sel);
 	if (err) {
@@ -417,7 +403,7 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 		e2v_error(err, "while opening '%s' for writing", c->image);
 		return E2V_EXIT_FAILURE;
 	}
-	if (c->progress) {
+	if (e2v_progress_active(&c->bar)) {
 		c->opts.progress = e2v_seal_progress;
 		c->opts.progress_ctx = c;
 	}
@@ -434,10 +420,8 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 	for (size_t i = 0; i < sel->n; i++) {
 		c->index = i;
 		c->current = sel->v[i].path;
-		c->last_pct = -1;
 		err = e2verity_seal_inode(fs, sel->v[i].ino, &c->opts, &res);
-		if (c->progress)
-			fputs("\r\033[K", stderr);
+		e2v_progress_clear(&c->bar);
 		if (err) {
 			e2v_error(err, "while sealing '%s'", sel->v[i].path);
 			status = E2V_EXIT_FAILURE;
@@ -483,6 +467,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	struct e2v_seal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
 	struct e2verity_seal_plan *plans = NULL;
+	const char *reason;
 	ext2_filsys fs = NULL;
 	int mount_flags = 0, status, work = 0;
 	errcode_t err;
@@ -501,28 +486,39 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		}
 	}
+	err = e2v_image_precheck(c.image, &reason);
+	if (err) {
+		e2v_error(err, "while opening '%s'%s", c.image, reason);
+		goto out;
+	}
 	err = e2v_lock_image(c.image, !c.dry_run);
 	if (err) {
-		e2v_error(err, "while locking '%s'", c.image);
+		e2v_report_image_error(err, "locking", c.image, 0);
 		goto out;
 	}
 	err = ext2fs_check_if_mounted(c.image, &mount_flags);
 	if (!err && (mount_flags & EXT2_MF_MOUNTED))
 		err = E2VERITY_ET_MOUNTED;
 	if (err) {
-		e2v_error(err, "while checking '%s'", c.image);
+		e2v_report_image_error(err, "opening", c.image, 1);
 		goto out;
 	}
 
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
 	err = ext2fs_open2(c.image, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
 	if (err) {
-		e2v_error(err, "while opening '%s'", c.image);
+		e2v_report_image_error(err, "opening", c.image, 0);
 		goto out;
 	}
 	err = e2verity_seal_check_fs(fs, &c.opts);
 	if (err) {
-		e2v_error(err, "while checking '%s'", c.image);
+		if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS)
+			e2v_error(err,
+				  "while checking '%s' (--block-size=%u works with Linux 6.3 "
+				  "and later)",
+				  c.image, fs->blocksize);
+		else
+			e2v_error(err, "while checking '%s'", c.image);
 		goto out;
 	}
 	e2v_fs_warnings(&c, fs);
@@ -551,10 +547,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_seal_report_skips(&c, &sel, plans);
 	else
 		status = e2v_seal_write(&c, &sel);
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+	if (e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
-	}
 out:
 	if (fs)
 		ext2fs_close_free(&fs);
