@@ -68,16 +68,18 @@ int e2v_wants_help(int argc, char *argv[])
 	return 0;
 }
 
-/* The option as the user spelled it, for messages: "--hash-alg" or "-j". */
+/* The option's names, for messages: "--hash-alg", "-j/--threads" or "-z". */
 static void e2v_option_name(const struct e2v_getopt *g, int opt, char *buf, size_t size)
 {
-	for (const struct option *o = g->longopts; o && o->name; o++) {
-		if (o->val == opt && !o->flag) {
-			snprintf(buf, size, "--%s", o->name);
-			return;
-		}
-	}
-	snprintf(buf, size, "-%c", opt);
+	const char *lname = NULL;
+
+	for (const struct option *o = g->longopts; o && o->name; o++)
+		if (o->val == opt && !o->flag)
+			lname = o->name;
+	if (opt < 128 && strchr(g->shortopts, opt))
+		snprintf(buf, size, lname ? "-%c/--%s" : "-%c", opt, lname);
+	else
+		snprintf(buf, size, "--%s", lname ? lname : "?");
 }
 
 void e2v_getopt_init(struct e2v_getopt *g, const struct e2v_command *cmd, int argc, char *argv[],
@@ -296,7 +298,12 @@ void e2v_report_image_error(errcode_t err, const char *doing, const char *image,
 			  : err == EXT2_ET_SHORT_READ ? " (too short for an ext4 filesystem image)"
 						      : "";
 
-	e2v_error(err, "while %s '%s'%s%s", doing, image, writable ? " for writing" : "", why);
+	/* the mount check is a step of opening, not a separate thing to tell apart */
+	if (err == E2VERITY_ET_MOUNTED)
+		doing = "opening";
+	/* only a mounted image is refused for writing alone: the rest is the same either way */
+	e2v_error(err, "while %s '%s'%s%s", doing, image,
+		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
 }
 
 errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
