@@ -56,18 +56,18 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 			e2v_error(err, "while %s '%s'", doing, argv[i]);
 			return E2V_EXIT_FAILURE;
 		}
+		if (!compact) {
+			e2v_digest_line(stdout, t.params.hash_alg, res.digest, argv[i],
+					for_builtin_sig);
+			continue;
+		}
 		if (for_builtin_sig) {
 			e2verity_formatted_digest(t.params.hash_alg, res.digest, formatted, &len);
 			e2v_bin2hex(formatted, len, hex);
-		} else if (compact) {
-			e2v_bin2hex(res.digest, res.digest_size, hex);
 		} else {
-			e2v_format_digest(t.params.hash_alg, res.digest, hex);
+			e2v_bin2hex(res.digest, res.digest_size, hex);
 		}
-		if (compact)
-			printf("%s\n", hex);
-		else
-			printf("%s %s\n", hex, argv[i]);
+		printf("%s\n", hex);
 	}
 	if (e2v_flush_stdout())
 		return E2V_EXIT_FAILURE;

@@ -23,8 +23,8 @@ static const struct e2v_command e2v_commands[] = {
 	  "[-r] [-a|--all] [--files-from=LIST [-0|--null]] [--exclude=GLOB]...\n"
 	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]] [--immutable] [--force]\n"
-	  "\t\t[-n|--dry-run] [-z UNDO_FILE] [-j N|--threads=N] [-p|--progress] [-q] [-v] IMAGE "
-	  "[PATH...]",
+	  "\t\t[-n|--dry-run] [-z UNDO_FILE] [-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
+	  "\t\t[--manifest=FILE [--for-builtin-sig]] IMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[-j N] [-C FD|--progress] [-v] [--json] [--cert=CERT [--ca=CA]]\n"
@@ -33,9 +33,8 @@ static const struct e2v_command e2v_commands[] = {
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
 	  "[--json] IMAGE PATH... | IMAGE --all", E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
-	  "[--offset=N] [--length=N] IMAGE PATH TYPE\n"
-	  "\t\t(TYPE: merkle_tree, descriptor or signature; also IMAGE TYPE PATH, as fsverity\n"
-	  "\t\tdump_metadata orders them)",
+	  "[--offset=N] [--length=N] IMAGE PATH merkle_tree|descriptor|signature\n"
+	  "\t\t(or IMAGE TYPE PATH, the order of fsverity dump_metadata)",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",
 	  "[-r] [-a|--all] [--files-from=LIST [-0|--null]] [--exclude=GLOB]...\n"
