@@ -297,7 +297,7 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 		return 0;
 	}
 	file->signed_file = 1;
-	if (!o->certfile)
+	if (!o->certfile && !o->cafile)
 		return 0;
 	err = e2verity_verify_signature(m->desc.hash_algorithm, file->digest, m->sig,
 					m->desc.sig_size, o->certfile, o->cafile);
@@ -311,6 +311,8 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 		return e2v_report_values(c, E2VERITY_PR_SIG_MISMATCH, 0, 0, 0);
 	case E2VERITY_ET_CERT_UNTRUSTED:
 		return e2v_report_values(c, E2VERITY_PR_SIG_UNTRUSTED, 0, 0, 0);
+	case E2VERITY_ET_SIGNER_NOT_FOUND:
+		return e2v_report_values(c, E2VERITY_PR_SIG_NO_SIGNER, 0, 0, 0);
 	default:
 		/* the certificate cannot be loaded: nothing to do with this file */
 		return err;

@@ -386,8 +386,6 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 	if (optind >= argc)
 		return e2v_usage_error(cmd, "no IMAGE given");
-	if (c.opts.cafile && !c.opts.certfile)
-		return e2v_usage_error(cmd, "--ca needs --cert");
 	c.image = argv[optind++];
 	status = e2v_image_paths(cmd, argv + optind, argc - optind);
 	if (status)

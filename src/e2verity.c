@@ -16,18 +16,21 @@ static const struct e2v_command e2v_commands[] = {
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "sign", cmd_sign, "Sign the fs-verity digest of a host file (PKCS#7, as fsverity sign)",
 	  "FILE OUT_SIGFILE --key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]\n"
+	  "\t\t[--embed-cert|--no-embed-cert]\n"
 	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "seal", cmd_seal, "Enable fs-verity on files inside an unmounted ext4 image",
 	  "[-r] [-a|--all] [--files-from=LIST [-0|--null]] [--exclude=GLOB]...\n"
 	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
-	  "\t\t[--key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]] [--immutable] [--force]\n"
-	  "\t\t[-n|--dry-run] [-z UNDO_FILE] [-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
+	  "\t\t[--key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS] [--embed-cert|--no-embed-cert]]\n"
+	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
+	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
+	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
 	  "\t\t[--manifest=FILE [--for-builtin-sig]] IMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[-j N] [-C FD|--progress] [-v] [--json] [--cert=CERT [--ca=CA]]\n"
+	  "[-j N] [-C FD|--progress] [-v] [--json] [--cert=CERT] [--ca=CA]\n"
 	  "\t\t[--require-signatures] IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
