@@ -268,6 +268,18 @@ static errcode_t e2v_parse_pkcs7(const uint8_t *sig, size_t sig_size, PKCS7 **re
 	return 0;
 }
 
+errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size)
+{
+	PKCS7 *p7;
+	errcode_t err;
+
+	ERR_set_mark();
+	err = e2v_parse_pkcs7(sig, sig_size, &p7);
+	PKCS7_free(p7);
+	ERR_pop_to_mark();
+	return err;
+}
+
 /*
  * Like the kernel's .fs-verity keyring, any certificate in @cafile is a trust
  * anchor (an intermediate will do), and validity dates are not checked: an

@@ -55,18 +55,12 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 	/* every file is checked before anything is written */
 	for (int i = 0; i < npaths; i++) {
-		struct ext2_inode inode;
-
 		err = e2v_lookup_path(fs, paths[i], &inos[i]);
 		if (err) {
 			e2v_error(err, "while looking up '%s'", paths[i]);
 			goto out;
 		}
-		err = ext2fs_read_inode(fs, inos[i], &inode);
-		if (!err && !(inode.i_flags & EXT4_VERITY_FL))
-			err = E2VERITY_ET_NOT_SEALED;
-		if (!err && !LINUX_S_ISREG(inode.i_mode))
-			err = E2VERITY_ET_NOT_REGULAR;
+		err = e2verity_unseal_check(fs, inos[i]);
 		if (err) {
 			e2v_error(err, "while unsealing '%s'", paths[i]);
 			goto out;
