@@ -815,6 +815,22 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 				struct e2verity_seal_plan *plan);
 
 /**
+ * e2verity_seal_digest() - the digest sealing would give a file, without writing
+ * @fs: open filesystem (read-only is enough)
+ * @ino: the inode
+ * @opts: seal options: the tree parameters, hashing threads and progress
+ * @res: descriptor (sig_size 0), file digest and geometry
+ *
+ * Runs e2verity_seal_prepare() first, so it refuses what sealing would
+ * refuse.  The data is read and hashed whole, even for a file that is sealed
+ * already: this is what detached signing signs.
+ *
+ * Return: 0, an error of e2verity_seal_prepare() or a read error.
+ */
+errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
+			       struct e2verity_result *res);
+
+/**
  * e2verity_seal_inode() - enable fs-verity on one inode, as the kernel would
  * @fs: filesystem opened read-write, borrowed: it is not closed or flushed
  *      except that setting the verity feature flushes it once

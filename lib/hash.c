@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* hash.c - SHA-256/SHA-512 through OpenSSL EVP, with a precomputed salted state */
+/* hash.c - SHA-256/SHA-512 through OpenSSL EVP or SHA-NI, with a precomputed salted state */
 #include "config.h"
 
 #include <stdlib.h>
@@ -22,7 +22,23 @@ struct e2verity_hasher {
 	EVP_MD_CTX *work;
 	uint8_t salt[E2VERITY_MAX_SALT_SIZE];
 	unsigned int salt_size;
+	/* SHA-256 by sha256_x2.c from this state; EVP is the fallback and the reference */
+	int ni;
+	struct e2v_sha256_mid mid;
 };
+
+/*
+ * E2VERITY_HASH=openssl forces the OpenSSL path, so that the test suite can
+ * run on both and compare them on any machine.
+ */
+static int e2v_want_ni(const struct e2verity_hash_alg *alg)
+{
+	const char *force = getenv("E2VERITY_HASH");
+
+	if (alg->num != E2VERITY_HASH_SHA256 || (force && strcmp(force, "openssl") == 0))
+		return 0;
+	return e2v_sha256_ni_usable();
+}
 
 const struct e2verity_hash_alg *e2verity_hash_alg_by_num(unsigned int num)
 {
@@ -87,10 +103,14 @@ errcode_t e2verity_hasher_new(unsigned int alg_num, const uint8_t *salt, unsigne
 	h->work = EVP_MD_CTX_new();
 	if (!h->md || !h->work)
 		goto out;
-	if (salt_size) {
-		/* fs-verity pads the salt with zeros to the hash's block size */
-		memset(padded, 0, sizeof(padded));
+	/* fs-verity pads the salt with zeros to the hash's block size */
+	memset(padded, 0, sizeof(padded));
+	if (salt_size)
 		memcpy(padded, salt, salt_size);
+	h->ni = e2v_want_ni(alg);
+	if (h->ni)
+		e2v_sha256_ni_init(&h->mid, salt_size ? padded : NULL);
+	if (salt_size) {
 		memcpy(h->salt, salt, salt_size);
 		h->salt_size = salt_size;
 		h->salted = EVP_MD_CTX_new();
@@ -115,6 +135,10 @@ errcode_t e2verity_hasher_block(struct e2verity_hasher *h, const void *data, siz
 {
 	int ok;
 
+	if (h->ni && len % 64 == 0) {
+		e2v_sha256_ni_x1(&h->mid, data, len, out);
+		return 0;
+	}
 	if (h->salted)
 		ok = EVP_MD_CTX_copy_ex(h->work, h->salted);
 	else
@@ -122,6 +146,19 @@ errcode_t e2verity_hasher_block(struct e2verity_hasher *h, const void *data, siz
 	if (!ok || !EVP_DigestUpdate(h->work, data, len) || !EVP_DigestFinal_ex(h->work, out, NULL))
 		return E2VERITY_ET_CRYPTO;
 	return 0;
+}
+
+errcode_t e2v_hasher_pair(struct e2verity_hasher *h, const void *a, const void *b, size_t len,
+			  uint8_t *out_a, uint8_t *out_b)
+{
+	errcode_t err;
+
+	if (h->ni && len % 64 == 0) {
+		e2v_sha256_ni_x2(&h->mid, a, b, len, out_a, out_b);
+		return 0;
+	}
+	err = e2verity_hasher_block(h, a, len, out_a);
+	return err ? err : e2verity_hasher_block(h, b, len, out_b);
 }
 
 void e2verity_hasher_free(struct e2verity_hasher *h)

@@ -210,6 +210,77 @@ static errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offs
 	return err;
 }
 
+/* the data source of e2verity_seal_digest() for an inline file: its bytes in memory */
+struct e2v_mem_reader {
+	const uint8_t *buf;
+	const struct e2verity_seal_opts *opts;
+	uint64_t size;
+};
+
+static errcode_t e2v_mem_read(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	struct e2v_mem_reader *rd = ctx;
+
+	memcpy(buf, rd->buf + offset, count);
+	if (rd->opts->progress)
+		rd->opts->progress(rd->opts->progress_ctx, offset + count, rd->size);
+	return 0;
+}
+
+static errcode_t e2v_inline_digest(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_params *p,
+				   const struct e2verity_seal_opts *opts,
+				   struct e2verity_result *res)
+{
+	struct ext2_inode_large inode;
+	struct e2v_mem_reader rd = { .opts = opts };
+	size_t cap = 0, got = 0;
+	uint8_t *buf;
+	errcode_t err;
+
+	err = ext2fs_read_inode_full(fs, ino, EXT2_INODE(&inode), sizeof(inode));
+	if (!err)
+		err = ext2fs_inline_data_size(fs, ino, &cap);
+	if (err)
+		return err;
+	rd.size = EXT2_I_SIZE(EXT2_INODE(&inode));
+	if (rd.size > cap)
+		return E2VERITY_ET_CORRUPT;
+	buf = calloc(1, cap + 1);
+	if (!buf)
+		return E2VERITY_ET_NO_MEMORY;
+	err = ext2fs_inline_data_get(fs, ino, EXT2_INODE(&inode), buf, &got);
+	rd.buf = buf;
+	if (!err)
+		err = e2verity_compute(p, rd.size, e2v_mem_read, &rd, NULL, NULL, res);
+	free(buf);
+	return err;
+}
+
+errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
+			       const struct e2verity_seal_opts *opts, struct e2verity_result *res)
+{
+	struct e2verity_seal_plan plan;
+	struct e2verity_params p = opts->params;
+	struct e2v_ext4_file f = { 0 };
+	struct e2v_seal_reader rd = { &f, opts };
+	errcode_t err;
+
+	memset(res, 0, sizeof(*res));
+	err = e2verity_seal_prepare(fs, ino, opts, &plan);
+	if (err)
+		return err;
+	e2verity_params_validate(&p);
+	if (plan.inline_data)
+		return e2v_inline_digest(fs, ino, &p, opts, res);
+	err = e2v_ext4_file_open(fs, ino, &f);
+	if (err)
+		return err;
+	/* a sealed file's data ends at i_size too: its metadata is not read */
+	err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd, NULL, NULL, res);
+	e2v_ext4_file_close(&f);
+	return err;
+}
+
 /* every block the file holds: data, metadata and extent tree nodes */
 static blk64_t e2v_file_blocks(const struct e2v_ext4_file *f)
 {

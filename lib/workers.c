@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,7 @@ static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size
 				 size_t last, unsigned int bs, uint8_t *digests)
 {
 	unsigned int ds = e2v_hasher_digest_size(w->hasher);
+	size_t held = SIZE_MAX; /* a block waiting for a partner in the two-lane hash */
 	errcode_t err;
 
 	for (size_t i = first; i < last; i++) {
@@ -70,14 +72,26 @@ static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size
 			memcpy(digest, w->zero_digest, ds);
 			continue;
 		}
-		err = e2verity_hasher_block(w->hasher, block, bs, digest);
-		if (err)
-			return err;
 		if (zero) {
+			err = e2verity_hasher_block(w->hasher, block, bs, digest);
+			if (err)
+				return err;
 			memcpy(w->zero_digest, digest, ds);
 			w->zero_block_size = bs;
+			continue;
 		}
+		if (held == SIZE_MAX) {
+			held = i;
+			continue;
+		}
+		err = e2v_hasher_pair(w->hasher, data + held * bs, block, bs, digests + held * ds,
+				      digest);
+		if (err)
+			return err;
+		held = SIZE_MAX;
 	}
+	if (held != SIZE_MAX)
+		return e2verity_hasher_block(w->hasher, data + held * bs, bs, digests + held * ds);
 	return 0;
 }
 
@@ -132,8 +146,8 @@ errcode_t e2v_workers_hash(struct e2verity_workers *p, unsigned int active,
 	}
 	if (active <= 1 || p->nthreads <= 1) {
 		err = e2v_worker_adopt(&p->workers[0], tmpl);
-		return err ? err : e2v_hash_blocks(&p->workers[0], data, 0, nblocks, block_size,
-						   digests);
+		return err ? err
+			   : e2v_hash_blocks(&p->workers[0], data, 0, nblocks, block_size, digests);
 	}
 	p->tmpl = tmpl;
 	p->data = data;

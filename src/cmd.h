@@ -104,6 +104,14 @@ const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *cert
 errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
 		      size_t *sig_size);
 
+/*
+ * Writes one line as `fsverity digest` prints it: "<alg>:<hex> <path>", or
+ * with @for_builtin_sig "<hex of the formatted digest> <path>", the bytes a
+ * built-in signature signs.  Returns 0 or an errno value.
+ */
+int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char *path,
+		    int for_builtin_sig);
+
 int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_check(const struct e2v_command *cmd, int argc, char *argv[]);

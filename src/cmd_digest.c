@@ -65,11 +65,9 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 		}
 		if (compact)
 			printf("%s\n", hex);
-		else if (for_builtin_sig)
-			printf("%s %s\n", hex, argv[i]);
 		else
-			printf("%s:%s %s\n", e2verity_hash_alg_by_num(t.params.hash_alg)->name, hex,
-			       argv[i]);
+			e2v_digest_line(stdout, t.params.hash_alg, res.digest, argv[i],
+					for_builtin_sig);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		e2v_error(errno, "while writing to standard output");

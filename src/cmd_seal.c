@@ -22,6 +22,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_QUIET,
 	OPT_VERBOSE,
+	OPT_MANIFEST,
 };
 
 struct e2v_seal_cli {
@@ -30,6 +31,11 @@ struct e2v_seal_cli {
 	const char *image;
 	const char *undo_file;
 	const char *keyfile, *certfile, *key_pass;
+	const char *manifest; /* where each file's digest line goes, or NULL */
+	int for_builtin_sig;
+	FILE *manifest_f; /* the lines, in memory until the run succeeds */
+	char *manifest_buf;
+	size_t manifest_len;
 	struct e2verity_signer *signer;
 	char **paths;
 	int npaths;
@@ -73,6 +79,8 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		{ "key", required_argument, NULL, OPT_KEY },
 		{ "cert", required_argument, NULL, OPT_CERT },
 		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },
+		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -149,6 +157,12 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		case OPT_KEY_PASS:
 			c->key_pass = optarg;
 			break;
+		case OPT_MANIFEST:
+			c->manifest = optarg;
+			break;
+		case OPT_FOR_BUILTIN_SIG:
+			c->for_builtin_sig = 1;
+			break;
 		case OPT_HELP:
 			e2v_usage(cmd, stdout);
 			exit(E2V_EXIT_OK);
@@ -165,6 +179,11 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
 	if (c->dry_run && c->undo_file)
 		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
+	/* the manifest owns standard output then */
+	if (c->manifest && strcmp(c->manifest, "-") == 0)
+		c->quiet = 1;
+	if (c->for_builtin_sig && !c->manifest)
+		return e2v_usage_error(cmd, "--for-builtin-sig needs --manifest");
 	if ((c->certfile || c->key_pass) && !c->keyfile)
 		return e2v_usage_error(cmd, "--cert and --key-pass need --key");
 	if (e2verity_params_validate(&c->tree.params))
@@ -233,13 +252,95 @@ static void e2v_seal_progress(void *ctx, uint64_t done, uint64_t total)
 static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
 			     const char *path)
 {
-	const struct e2verity_hash_alg *a = e2verity_hash_alg_by_num(alg);
-	char hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
+	if (!c->quiet)
+		e2v_digest_line(stdout, alg, digest, path, 0);
+}
 
-	if (c->quiet)
-		return;
-	e2v_bin2hex(digest, a->digest_size, hex);
-	printf("%s:%s %s\n", a->name, hex, path);
+/* Collects one file's manifest line; the file is written only when all went well. */
+static int e2v_manifest_add(struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
+			    const char *path)
+{
+	if (!c->manifest)
+		return 0;
+	if (!c->manifest_f) {
+		c->manifest_f = open_memstream(&c->manifest_buf, &c->manifest_len);
+		if (!c->manifest_f) {
+			e2v_error(errno, "while writing the manifest '%s'", c->manifest);
+			return -1;
+		}
+	}
+	if (e2v_digest_line(c->manifest_f, alg, digest, path, c->for_builtin_sig)) {
+		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the manifest ("-": standard output); it appears whole or not at all. */
+static int e2v_manifest_write(struct e2v_seal_cli *c)
+{
+	struct e2v_outfile out;
+	errcode_t err;
+
+	if (!c->manifest)
+		return E2V_EXIT_OK;
+	if (!c->manifest_f)
+		c->manifest_f = open_memstream(&c->manifest_buf, &c->manifest_len);
+	if (!c->manifest_f || fclose(c->manifest_f)) {
+		c->manifest_f = NULL;
+		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
+		return E2V_EXIT_FAILURE;
+	}
+	c->manifest_f = NULL;
+	if (strcmp(c->manifest, "-") == 0) {
+		if (fwrite(c->manifest_buf, 1, c->manifest_len, stdout) != c->manifest_len) {
+			e2v_error(errno, "while writing to standard output");
+			return E2V_EXIT_FAILURE;
+		}
+		return E2V_EXIT_OK;
+	}
+	err = e2v_outfile_open(&out, c->manifest);
+	if (!err)
+		err = e2v_write_all(out.fd, c->manifest_buf, c->manifest_len, 0);
+	if (!err)
+		err = e2v_outfile_commit(&out);
+	e2v_outfile_abort(&out);
+	if (err) {
+		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
+}
+
+/*
+ * -n --manifest: each file's digest, hashed from the image read-only, as
+ * sealing would compute it.  Detached signing starts from these lines.
+ */
+static int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel)
+{
+	struct e2verity_result r;
+	int status = E2V_EXIT_OK;
+	errcode_t err;
+
+	if (c->opts.params.threads > 1) {
+		err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
+		if (err) {
+			e2v_error(err, "while starting hashing threads for '%s'", c->image);
+			return E2V_EXIT_FAILURE;
+		}
+	}
+	for (size_t i = 0; i < sel->n && status == E2V_EXIT_OK; i++) {
+		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
+		if (err) {
+			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			status = E2V_EXIT_FAILURE;
+		} else if (e2v_manifest_add(c, r.desc.hash_algorithm, r.digest, sel->v[i].path)) {
+			status = E2V_EXIT_FAILURE;
+		}
+	}
+	e2verity_workers_free(c->opts.params.workers);
+	c->opts.params.workers = NULL;
+	return status;
 }
 
 static void e2v_fs_warnings(const struct e2v_seal_cli *c, ext2_filsys fs)
@@ -444,6 +545,10 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 			break;
 		}
 		e2v_print_digest(c, res.desc.hash_algorithm, res.digest, sel->v[i].path);
+		if (e2v_manifest_add(c, res.desc.hash_algorithm, res.digest, sel->v[i].path)) {
+			status = E2V_EXIT_FAILURE;
+			break;
+		}
 		if (res.action == E2VERITY_SEAL_SKIP) {
 			if (!c->quiet)
 				fprintf(stderr,
@@ -466,11 +571,12 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 }
 
 /* Nothing to write: say so for the files that are sealed already. */
-static void e2v_seal_report_skips(const struct e2v_seal_cli *c, const struct e2v_selection *sel,
+static void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 				  const struct e2verity_seal_plan *plans)
 {
 	for (size_t i = 0; i < sel->n; i++) {
 		e2v_print_digest(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
+		e2v_manifest_add(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
 		if (!c->quiet)
 			fprintf(stderr,
 				"%s: '%s' is already sealed with these parameters; skipped\n",
@@ -544,13 +650,23 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	}
 	status = e2v_seal_preflight(&c, fs, &sel, plans, &work);
-	if (status != E2V_EXIT_OK || c.dry_run)
+	if (status != E2V_EXIT_OK)
 		goto out;
+	if (c.dry_run) {
+		if (c.manifest) {
+			status = e2v_seal_digests(&c, fs, &sel);
+			if (status == E2V_EXIT_OK)
+				status = e2v_manifest_write(&c);
+		}
+		goto out;
+	}
 	ext2fs_close_free(&fs);
 	if (!work)
 		e2v_seal_report_skips(&c, &sel, plans);
 	else
 		status = e2v_seal_write(&c, &sel);
+	if (status == E2V_EXIT_OK)
+		status = e2v_manifest_write(&c);
 	if (fflush(stdout) || ferror(stdout)) {
 		e2v_error(errno, "while writing to standard output");
 		status = E2V_EXIT_FAILURE;
@@ -561,6 +677,9 @@ out:
 	if (sel.seen)
 		e2v_select_free(&sel);
 	free(plans);
+	if (c.manifest_f)
+		fclose(c.manifest_f);
+	free(c.manifest_buf);
 	free(c.files_from);
 	free(c.excludes);
 	e2verity_signer_free(c.signer);

@@ -21,7 +21,8 @@ static const struct e2v_command e2v_commands[] = {
 	  "[-r] [-a|--all] [--files-from=LIST] [--exclude=GLOB]... [--hash-alg=HASH_ALG]\n"
 	  "\t\t[--block-size=BLOCK_SIZE] [--salt=SALT] [--key=KEYFILE [--cert=CERTFILE]\n"
 	  "\t\t[--key-pass=PASS]] [--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
-	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v] IMAGE [PATH...]" },
+	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
+	  "\t\t[--manifest=FILE [--for-builtin-sig]] IMAGE [PATH...]" },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[-j N] [-p] [-v] [--json] [--cert=CERT [--ca=CA]] [--require-signatures]\n"
 	  "\t\tIMAGE [PATH...]" },

@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# completion.sh - the bash completion offers commands, options, values and paths inside an image
+#
+# Sources completion/e2verity in bash, sets COMP_WORDS/COMP_CWORD as bash would and checks
+# COMPREPLY.  The expected paths come from the directory the image was made of (mke2fs -d).
+. "$top_srcdir/tests/lib.sh"
+require_cmd bash mke2fs
+t_tmpdir
+
+img=$T_TMP/img
+mke2fs -q -F -t ext4 -b 4096 -d "$top_srcdir/images/sample" "$img" 8M >/dev/null 2>&1 ||
+	{ echo "mke2fs -d failed" >&2; exit 1; }
+"$E2VERITY" seal -q "$img" /hello.txt || { echo "seal failed" >&2; exit 1; }
+
+# comp WORD...: the COMPREPLY for the command line WORD... (the last word is completed),
+# one element a line; "=" is passed as bash splits it, as a word of its own
+comp()
+{
+	bash -c '
+		. "$0"
+		COMP_WORDS=("$@")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		COMP_LINE="$*"
+		COMP_POINT=${#COMP_LINE}
+		_e2verity
+		printf "%s\n" "${COMPREPLY[@]}"
+	' "$top_srcdir/completion/e2verity" "$E2VERITY" "$@" | LC_ALL=C sort
+}
+
+# has NAME WANT WORD...: every line of WANT is among the completions
+has()
+{
+	h_name=$1 h_want=$2
+	shift 2
+	comp "$@" >"$T_TMP/got"
+	printf '%s\n' "$h_want" | LC_ALL=C sort >"$T_TMP/want"
+	missing=$(LC_ALL=C comm -23 "$T_TMP/want" "$T_TMP/got")
+	if [ -n "$missing" ]; then
+		fail "$h_name: missing $(echo $missing); got: $(tr '\n' ' ' <"$T_TMP/got")"
+	else
+		pass "$h_name"
+	fi
+}
+
+# is NAME WANT WORD...: the completions are exactly WANT
+is()
+{
+	i_name=$1 i_want=$2
+	shift 2
+	got=$(comp "$@")
+	want=$(printf '%s\n' "$i_want" | LC_ALL=C sort)
+	[ "$got" = "$want" ] && pass "$i_name" || fail "$i_name: got '$got', want '$want'"
+}
+
+# commands: the list in "e2verity --help"
+cmds=$("$E2VERITY" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z_]*\) .*/\1/p')
+[ -n "$cmds" ] || fail "no commands in e2verity --help"
+has "commands" "$cmds" ""
+is "command prefix" "seal
+sign" s
+
+# every option in each command's usage is offered after "-"
+for c in $cmds; do
+	opts=$("$E2VERITY" "$c" --help | grep -o -- '--[a-z0-9][a-z0-9-]*=\?' | sort -u)
+	[ -n "$opts" ] && has "$c options" "$opts" "$c" -
+done
+has "seal short options" "-a
+-n
+-r
+-z" seal -
+
+# values: hash algorithms, with the '=' split off by bash or not
+is "hash-alg after =" "sha256
+sha512" seal --hash-alg = ""
+is "hash-alg prefix after =" "sha512" seal --hash-alg = sha5
+is "hash-alg unsplit" "--hash-alg=sha512" digest --hash-alg=sha5
+is "block size" "4096" seal --block-size = 4
+is "dump types" "descriptor
+merkle_tree
+signature" dump "$img" /hello.txt ""
+
+# host files for IMAGE and for file options
+mkdir "$T_TMP/host"
+: >"$T_TMP/host/image.img"
+is "IMAGE is a host file" "$T_TMP/host/image.img" seal "$T_TMP/host/im"
+is "-z UNDO_FILE is a host file" "$T_TMP/host/image.img" seal -z "$T_TMP/host/im"
+is "--key= is a host file" "$T_TMP/host/image.img" seal --key = "$T_TMP/host/im"
+
+# paths inside the image, one component at a time; seal offers every file, the others the sealed ones
+is "seal: root" "/" seal "$img" ""
+is "seal: first component" "/dir\\ with\\ spaces/" seal -v "$img" /di
+is "seal: escaped spaces" "/dir\\ with\\ spaces/note\\ about\\ spaces.txt" seal "$img" "/dir\\ with\\ spaces/"
+is "seal: after an option with a value" "/usr/" seal -z "$T_TMP/undo" "$img" /u
+want=$(cd "$top_srcdir/images/sample" && find . -maxdepth 1 -mindepth 1 | sed 's#^\.##; s# #\\ #g' |
+	while read -r p; do [ -d "$top_srcdir/images/sample$(echo "$p" | sed 's#\\##g')" ] && echo "$p/" || echo "$p"; done)
+is "seal: top level of the image" "$want" seal "$img" /
+is "unseal: sealed files only" "/hello.txt" unseal "$img" /
+is "check: sealed files only" "/hello.txt" check -j 2 "$img" /h
+is "dump: path" "/hello.txt" dump "$img" /
+is "not an image: nothing" "" measure "$T_TMP/none" /
+
+finish

@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# man.sh - doc/e2verity.8 formats without warnings and documents every command and option
+#
+# The options come from each command's own usage ("e2verity CMD --help") and from the getopt
+# tables in src/, so an option added anywhere fails this test until the man page has it.
+. "$top_srcdir/tests/lib.sh"
+require_cmd groff
+t_tmpdir
+man=$top_srcdir/doc/e2verity.8
+
+groff -man -Tutf8 -ww "$man" >"$T_TMP/out" 2>"$T_TMP/warn"
+if [ -s "$T_TMP/warn" ] || ! [ -s "$T_TMP/out" ]; then
+	fail "groff -man -Tutf8 -ww doc/e2verity.8: $(cat "$T_TMP/warn")"
+else
+	pass "groff without warnings"
+fi
+
+# the man page's text without font changes and with plain hyphens
+sed -e 's/\\f[BIRP]//g; s/\\-/-/g; s/\\(em/-/g' "$man" >"$T_TMP/text"
+
+# documented OPT: OPT appears as a whole option
+documented()
+{
+	grep -E -q -- "(^|[^-A-Za-z0-9])$1([^-A-Za-z0-9]|\$)" "$T_TMP/text"
+}
+
+cmds=$("$E2VERITY" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z_]*\) .*/\1/p')
+[ -n "$cmds" ] || fail "no commands in e2verity --help"
+for c in $cmds; do
+	if grep -q "^\.B e2verity $c\$" "$man"; then
+		pass "synopsis of $c"
+	else
+		fail "e2verity $c has no '.B e2verity $c' line in the SYNOPSIS of doc/e2verity.8"
+	fi
+	"$E2VERITY" "$c" --help >"$T_TMP/usage" 2>&1 || fail "e2verity $c --help exits non-zero"
+	for o in $(grep -o -E -- '(^|[][ |])--?[A-Za-z0-9][A-Za-z0-9-]*' "$T_TMP/usage" |
+		sed 's/^[][ |]//' | sort -u); do
+		if documented "$o"; then
+			pass "$c $o"
+		else
+			fail "e2verity $c $o (from its usage) is not in doc/e2verity.8"
+		fi
+	done
+done
+
+# long options that getopt accepts, even those the usage lines leave out
+for o in $(cat "$top_srcdir"/src/*.c "$top_srcdir"/src/*.h |
+	sed -n 's/.*{ *"\([a-z0-9-]*\)", *\(no\|required\|optional\)_argument.*/\1/p' | sort -u); do
+	if documented "--$o"; then
+		pass "getopt --$o"
+	else
+		fail "--$o (a long option in src/) is not in doc/e2verity.8"
+	fi
+done
+
+for s in "EXIT STATUS" EXAMPLES FILES FORMAT "KERNEL COMPATIBILITY" "SEE ALSO"; do
+	grep -q "^\.SH \"*$s\"*\$" "$man" && pass "section $s" || fail "doc/e2verity.8 lacks the section $s"
+done
+
+finish
