@@ -363,14 +363,14 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 	}
 	file->signed_file = 1;
 	/* without a certificate it can still be garbage the kernel would refuse */
-	if (!o->certfile)
+	if (!o->certfile && !o->cafile)
 		err = e2verity_signature_parse(m->sig, m->desc.sig_size);
 	else
 		err = e2verity_verify_signature(m->desc.hash_algorithm, file->digest, m->sig,
 						m->desc.sig_size, o->certfile, o->cafile);
 	switch (err) {
 	case 0:
-		file->signature_verified = !!o->certfile;
+		file->signature_verified = o->certfile || o->cafile;
 		return 0;
 	case E2VERITY_ET_SIG_MALFORMED:
 		return e2v_report_values(c, E2VERITY_PR_SIG_MALFORMED, m->desc.sig_size, 0, 0);
@@ -378,6 +378,8 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 		return e2v_report_values(c, E2VERITY_PR_SIG_MISMATCH, 0, 0, 0);
 	case E2VERITY_ET_CERT_UNTRUSTED:
 		return e2v_report_values(c, E2VERITY_PR_SIG_UNTRUSTED, 0, 0, 0);
+	case E2VERITY_ET_SIGNER_NOT_FOUND:
+		return e2v_report_values(c, E2VERITY_PR_SIG_NO_SIGNER, 0, 0, 0);
 	default:
 		/* the certificate cannot be loaded: nothing to do with this file */
 		return err;

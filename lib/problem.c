@@ -108,6 +108,8 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "built-in signature's certificate does not chain to the CA" },
 	{ E2VERITY_PR_UNSIGNED, "UNSIGNED", E,
 	  "has no built-in signature, and signatures are required" },
+	{ E2VERITY_PR_SIG_NO_SIGNER, "SIG_NO_SIGNER", E,
+	  "built-in signature does not carry its signer's certificate, and no --cert was given" },
 };
 
 #undef W

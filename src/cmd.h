@@ -34,6 +34,8 @@ enum {
 	OPT_KEY,
 	OPT_CERT,
 	OPT_KEY_PASS,
+	OPT_EMBED_CERT,
+	OPT_NO_EMBED_CERT,
 	OPT_HELP,
 	OPT_FIRST_PRIVATE, /* commands number their own options from here */
 };
@@ -93,12 +95,28 @@ errcode_t e2v_open_image(const char *image, int writable, ext2_filsys *fs, const
 /* The inode of an absolute path inside the image. */
 errcode_t e2v_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino);
 
+/* the signing options of sign and seal */
+struct e2v_signer_opts {
+	const char *keyfile, *certfile;
+	const char *key_pass; /* openssl's -passin forms, or the pass phrase itself */
+	int embed;	      /* -1: the library decides; 0 or 1: --no-embed-cert, --embed-cert */
+};
+
+#define E2V_SIGNER_LONG_OPTIONS                                                                    \
+	{ "key", required_argument, NULL, OPT_KEY },                                               \
+	{ "cert", required_argument, NULL, OPT_CERT },                                             \
+	{ "key-pass", required_argument, NULL, OPT_KEY_PASS },                                     \
+	{ "embed-cert", no_argument, NULL, OPT_EMBED_CERT },                                       \
+	{ "no-embed-cert", no_argument, NULL, OPT_NO_EMBED_CERT }
+
+/* 1 if @opt was a signer option (stored in @o), else 0 */
+int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o);
+
 /*
- * Loads a signing key (asking for its pass phrase on a terminal when needed)
- * and names the file an error concerns.
+ * Loads a signing key (the pass phrase from --key-pass's source, or asked for
+ * on a terminal when needed) and reports an error naming the file or source.
  */
-errcode_t e2v_load_signer(const char *keyfile, const char *certfile, const char *key_pass,
-			  struct e2verity_signer **signer);
+errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer);
 const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile);
 /* an e2verity_sign_fn over e2verity_sign_digest(); @ctx is the signer */
 errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,

@@ -384,10 +384,6 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_usage_error(cmd, "no IMAGE given");
 		return FSCK_USAGE;
 	}
-	if (c.opts.cafile && !c.opts.certfile) {
-		e2v_usage_error(cmd, "--ca needs --cert");
-		return FSCK_USAGE;
-	}
 	c.image = argv[optind++];
 	for (int i = optind; i < argc; i++) {
 		if (argv[i][0] != '/') {

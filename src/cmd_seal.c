@@ -23,6 +23,18 @@ enum {
 	OPT_QUIET,
 	OPT_VERBOSE,
 	OPT_MANIFEST,
+	OPT_SIGNATURES_FROM,
+	OPT_SIGNATURE,
+	OPT_CA,
+};
+
+/* a signature made elsewhere, for one selected file */
+struct e2v_detached {
+	uint8_t *sig;
+	size_t size;
+	int verified; /* @digest is what the signature was verified against */
+	unsigned int alg;
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 };
 
 struct e2v_seal_cli {
@@ -30,7 +42,11 @@ struct e2v_seal_cli {
 	struct e2verity_seal_opts opts;
 	const char *image;
 	const char *undo_file;
-	const char *keyfile, *certfile, *key_pass;
+	struct e2v_signer_opts so;
+	/* detached signatures: a directory of PATH.sig files, or one file for one PATH */
+	const char *sigdir, *sigfile, *cafile;
+	struct e2v_detached *detached;
+	size_t ndetached;
 	const char *manifest; /* where each file's digest line goes, or NULL */
 	int for_builtin_sig;
 	FILE *manifest_f; /* the lines, in memory until the run succeeds */
@@ -76,11 +92,12 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
-		{ "key", required_argument, NULL, OPT_KEY },
-		{ "cert", required_argument, NULL, OPT_CERT },
-		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },
+		E2V_SIGNER_LONG_OPTIONS,
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
+		{ "signatures-from", required_argument, NULL, OPT_SIGNATURES_FROM },
+		{ "signature", required_argument, NULL, OPT_SIGNATURE },
+		{ "ca", required_argument, NULL, OPT_CA },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -88,6 +105,7 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 	int opt, r;
 
 	c->tree.params.threads = e2v_default_threads();
+	c->so.embed = -1;
 	while ((opt = getopt_long(argc, argv, "raz:j:pqvn", longopts, NULL)) != -1) {
 		r = e2v_parse_tree_option(opt, optarg, &c->tree);
 		if (r < 0)
@@ -98,6 +116,8 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 							    "--out-descriptor belong to digest");
 			continue;
 		}
+		if (e2v_parse_signer_option(opt, optarg, &c->so))
+			continue;
 		switch (opt) {
 		case 'r':
 			c->recursive = 1;
@@ -148,20 +168,20 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		case OPT_VERBOSE:
 			c->verbose = 1;
 			break;
-		case OPT_KEY:
-			c->keyfile = optarg;
-			break;
-		case OPT_CERT:
-			c->certfile = optarg;
-			break;
-		case OPT_KEY_PASS:
-			c->key_pass = optarg;
-			break;
 		case OPT_MANIFEST:
 			c->manifest = optarg;
 			break;
 		case OPT_FOR_BUILTIN_SIG:
 			c->for_builtin_sig = 1;
+			break;
+		case OPT_SIGNATURES_FROM:
+			c->sigdir = optarg;
+			break;
+		case OPT_SIGNATURE:
+			c->sigfile = optarg;
+			break;
+		case OPT_CA:
+			c->cafile = optarg;
 			break;
 		case OPT_HELP:
 			e2v_usage(cmd, stdout);
@@ -184,8 +204,19 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		c->quiet = 1;
 	if (c->for_builtin_sig && !c->manifest)
 		return e2v_usage_error(cmd, "--for-builtin-sig needs --manifest");
-	if ((c->certfile || c->key_pass) && !c->keyfile)
-		return e2v_usage_error(cmd, "--cert and --key-pass need --key");
+	if ((c->so.key_pass || c->so.embed >= 0) && !c->so.keyfile)
+		return e2v_usage_error(cmd, "--key-pass and --[no-]embed-cert need --key");
+	if (c->sigdir && c->sigfile)
+		return e2v_usage_error(cmd, "--signatures-from or --signature, not both");
+	if ((c->sigdir || c->sigfile) && c->so.keyfile)
+		return e2v_usage_error(cmd, "--key signs here; --signatures-from and --signature "
+					    "bring signatures made elsewhere");
+	if (c->sigfile && (c->npaths != 1 || c->recursive || c->all || c->nfiles_from))
+		return e2v_usage_error(cmd, "--signature is for exactly one PATH");
+	if (c->so.certfile && !c->so.keyfile && !c->sigdir && !c->sigfile)
+		return e2v_usage_error(cmd, "--cert needs --key, --signatures-from or --signature");
+	if (c->cafile && !c->sigdir && !c->sigfile)
+		return e2v_usage_error(cmd, "--ca needs --signatures-from or --signature");
 	if (e2verity_params_validate(&c->tree.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 	c->opts.params = c->tree.params;
@@ -206,8 +237,8 @@ static errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	size_t sig_size = 0;
 	errcode_t err;
 
-	*doing = "loading";
-	err = e2v_load_signer(c->keyfile, c->certfile, c->key_pass, &c->signer);
+	*doing = NULL;
+	err = e2v_load_signer(&c->so, &c->signer);
 	if (err)
 		return err;
 	*doing = "signing with";
@@ -219,6 +250,181 @@ static errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	c->opts.sign_ctx = c->signer;
 	c->opts.sig_size_max = sig_size + 16;
 	return 0;
+}
+
+/*
+ * The seal's signer for detached signatures: the bytes read for the file being
+ * sealed.  The digest is the one the signature was verified against, or the
+ * image changed under us.
+ */
+static errcode_t e2v_detached_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
+				 size_t *sig_size)
+{
+	struct e2v_seal_cli *c = ctx;
+	const struct e2v_detached *d;
+
+	if (c->index >= c->ndetached)
+		return E2VERITY_ET_SIGN;
+	d = &c->detached[c->index];
+	if (d->verified && (d->alg != alg ||
+			    memcmp(d->digest, digest, e2verity_hash_alg_by_num(alg)->digest_size)))
+		return E2VERITY_ET_SIG_INVALID;
+	*sig = malloc(d->size);
+	if (!*sig)
+		return E2VERITY_ET_NO_MEMORY;
+	memcpy(*sig, d->sig, d->size);
+	*sig_size = d->size;
+	return 0;
+}
+
+/* Reads one signature file whole; a file larger than any signature is refused unread. */
+static errcode_t e2v_read_sig(const char *path, struct e2v_detached *d)
+{
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	ssize_t r;
+	errcode_t err = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	buf = malloc(E2VERITY_MAX_SIGNATURE_SIZE + 1);
+	if (!buf) {
+		close(fd);
+		return ENOMEM;
+	}
+	while (n <= E2VERITY_MAX_SIGNATURE_SIZE) {
+		r = read(fd, buf + n, E2VERITY_MAX_SIGNATURE_SIZE + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (!err && n > E2VERITY_MAX_SIGNATURE_SIZE)
+		err = E2VERITY_ET_SIG_TOO_LARGE;
+	if (!err)
+		err = e2verity_signature_parse(buf, n);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	d->sig = buf;
+	d->size = n;
+	return 0;
+}
+
+/* DIR/<path inside the image without its leading '/'>.sig, or the one --signature file */
+static char *e2v_sig_path(const struct e2v_seal_cli *c, const char *path)
+{
+	char *p;
+
+	if (c->sigfile)
+		return strdup(c->sigfile);
+	while (*path == '/')
+		path++;
+	if (asprintf(&p, "%s/%s.sig", c->sigdir, path) < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * Reads every file's signature before the pre-flight, whose space check
+ * needs the largest.  Every missing or malformed one is reported.
+ */
+static int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
+{
+	unsigned int bad = 0;
+	size_t max = 0;
+	errcode_t err;
+
+	c->detached = calloc(sel->n ? sel->n : 1, sizeof(*c->detached));
+	if (!c->detached) {
+		e2v_error(ENOMEM, "while reading signatures");
+		return E2V_EXIT_FAILURE;
+	}
+	c->ndetached = sel->n;
+	for (size_t i = 0; i < sel->n; i++) {
+		char *path = e2v_sig_path(c, sel->v[i].path);
+
+		err = path ? e2v_read_sig(path, &c->detached[i]) : ENOMEM;
+		if (err) {
+			e2v_error(err, "while reading the signature '%s' of '%s'",
+				  path ? path : "?", sel->v[i].path);
+			bad++;
+		} else if (c->detached[i].size > max) {
+			max = c->detached[i].size;
+		}
+		free(path);
+	}
+	if (bad)
+		return E2V_EXIT_FAILURE;
+	c->opts.sign = e2v_detached_cb;
+	c->opts.sign_ctx = c;
+	c->opts.sig_size_max = max;
+	return E2V_EXIT_OK;
+}
+
+/*
+ * With --cert or --ca, each signature is verified against its file's digest,
+ * hashed from the read-only image now: one bad signature and nothing is
+ * written.  Every bad one is reported.
+ */
+static int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
+			       const struct e2v_selection *sel,
+			       const struct e2verity_seal_plan *plans)
+{
+	struct e2verity_result r;
+	unsigned int bad = 0;
+	errcode_t err;
+
+	if (!c->so.certfile && !c->cafile)
+		return E2V_EXIT_OK;
+	if (c->opts.params.threads > 1) {
+		err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
+		if (err) {
+			e2v_error(err, "while starting hashing threads for '%s'", c->image);
+			return E2V_EXIT_FAILURE;
+		}
+	}
+	for (size_t i = 0; i < sel->n; i++) {
+		struct e2v_detached *d = &c->detached[i];
+		char *path;
+
+		if (plans[i].action == E2VERITY_SEAL_SKIP)
+			continue;
+		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
+		if (err) {
+			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			bad++;
+			continue;
+		}
+		err = e2verity_verify_signature(r.desc.hash_algorithm, r.digest, d->sig, d->size,
+						c->so.certfile, c->cafile);
+		if (err) {
+			path = e2v_sig_path(c, sel->v[i].path);
+			e2v_error(err, "while verifying the signature '%s' of '%s'",
+				  path ? path : "?", sel->v[i].path);
+			free(path);
+			bad++;
+			/* a CA or certificate that cannot be read fails every file alike */
+			if (err == E2VERITY_ET_CA_LOAD || err == E2VERITY_ET_CERT_LOAD || err < 256)
+				break;
+			continue;
+		}
+		d->verified = 1;
+		d->alg = r.desc.hash_algorithm;
+		memcpy(d->digest, r.digest, sizeof(d->digest));
+	}
+	e2verity_workers_free(c->opts.params.workers);
+	c->opts.params.workers = NULL;
+	return bad ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
 }
 
 /* One e2verity at a time per image: the lock lives as long as the process. */
@@ -597,13 +803,15 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (status != E2V_EXIT_OK)
 		goto out;
 	status = E2V_EXIT_FAILURE;
-	if (c.keyfile) {
+	if (c.so.keyfile) {
 		const char *doing;
 
 		err = e2v_seal_signer(&c, &doing);
 		if (err) {
-			e2v_error(err, "while %s '%s'", doing,
-				  e2v_failed_file(err, c.keyfile, c.certfile));
+			/* a loading error was reported where it happened */
+			if (doing)
+				e2v_error(err, "while %s '%s'", doing,
+					  e2v_failed_file(err, c.so.keyfile, c.so.certfile));
 			goto out;
 		}
 	}
@@ -649,7 +857,14 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
+	if (c.sigdir || c.sigfile) {
+		status = e2v_detached_load(&c, &sel);
+		if (status != E2V_EXIT_OK)
+			goto out;
+	}
 	status = e2v_seal_preflight(&c, fs, &sel, plans, &work);
+	if (status == E2V_EXIT_OK && c.detached)
+		status = e2v_detached_verify(&c, fs, &sel, plans);
 	if (status != E2V_EXIT_OK)
 		goto out;
 	if (c.dry_run) {
@@ -680,6 +895,9 @@ out:
 	if (c.manifest_f)
 		fclose(c.manifest_f);
 	free(c.manifest_buf);
+	for (size_t i = 0; i < c.ndetached; i++)
+		free(c.detached[i].sig);
+	free(c.detached);
 	free(c.files_from);
 	free(c.excludes);
 	e2verity_signer_free(c.signer);

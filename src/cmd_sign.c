@@ -29,12 +29,11 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		E2V_TREE_LONG_OPTIONS,
-		{ "key", required_argument, NULL, OPT_KEY },
-		{ "cert", required_argument, NULL, OPT_CERT },
-		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },
+		E2V_SIGNER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *keyfile = NULL, *certfile = NULL, *key_pass = NULL, *file, *sigfile, *doing;
+	struct e2v_signer_opts so = { .embed = -1 };
+	const char *file, *sigfile, *doing;
 	char hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
 	struct e2verity_signer *signer = NULL;
 	struct e2v_tree_opts t = { 0 };
@@ -48,18 +47,9 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 		r = e2v_parse_tree_option(opt, optarg, &t);
 		if (r < 0)
 			return e2v_usage_error(cmd, NULL);
-		if (r > 0)
+		if (r > 0 || e2v_parse_signer_option(opt, optarg, &so))
 			continue;
 		switch (opt) {
-		case OPT_KEY:
-			keyfile = optarg;
-			break;
-		case OPT_CERT:
-			certfile = optarg;
-			break;
-		case OPT_KEY_PASS:
-			key_pass = optarg;
-			break;
 		case OPT_HELP:
 			e2v_usage(cmd, stdout);
 			return E2V_EXIT_OK;
@@ -69,7 +59,7 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 	if (argc - optind != 2)
 		return e2v_usage_error(cmd, "FILE and OUT_SIGFILE are needed");
-	if (!keyfile)
+	if (!so.keyfile)
 		return e2v_usage_error(cmd, "no --key given");
 	file = argv[optind];
 	sigfile = argv[optind + 1];
@@ -78,11 +68,9 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 		return e2v_usage_error(cmd, "invalid tree parameters");
 
 	/* a bad key must not cost a whole file's hashing */
-	err = e2v_load_signer(keyfile, certfile, key_pass, &signer);
-	if (err) {
-		e2v_error(err, "while loading '%s'", e2v_failed_file(err, keyfile, certfile));
+	err = e2v_load_signer(&so, &signer);
+	if (err)
 		goto out;
-	}
 	err = e2v_digest_host_file(file, &t, &res, &doing);
 	if (err) {
 		e2v_error(err, "while %s '%s'", doing, file);

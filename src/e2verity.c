@@ -15,16 +15,19 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]" },
 	{ "sign", cmd_sign, "Sign the fs-verity digest of a host file (PKCS#7, as fsverity sign)",
 	  "FILE OUT_SIGFILE --key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]\n"
+	  "\t\t[--embed-cert|--no-embed-cert]\n"
 	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]" },
 	{ "seal", cmd_seal, "Enable fs-verity on files inside an unmounted ext4 image",
 	  "[-r] [-a|--all] [--files-from=LIST] [--exclude=GLOB]... [--hash-alg=HASH_ALG]\n"
 	  "\t\t[--block-size=BLOCK_SIZE] [--salt=SALT] [--key=KEYFILE [--cert=CERTFILE]\n"
-	  "\t\t[--key-pass=PASS]] [--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
+	  "\t\t[--key-pass=PASS] [--embed-cert|--no-embed-cert]]\n"
+	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
+	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
 	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
 	  "\t\t[--manifest=FILE [--for-builtin-sig]] IMAGE [PATH...]" },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[-j N] [-p] [-v] [--json] [--cert=CERT [--ca=CA]] [--require-signatures]\n"
+	  "[-j N] [-p] [-v] [--json] [--cert=CERT] [--ca=CA] [--require-signatures]\n"
 	  "\t\tIMAGE [PATH...]" },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
 	  "[--json] IMAGE PATH... | IMAGE --all" },
