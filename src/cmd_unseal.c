@@ -136,23 +136,20 @@ static int e2v_unseal_preflight(const struct e2v_unseal_cli *c, ext2_filsys fs,
 
 	*ntodo = 0;
 	for (size_t i = 0; i < sel->n; i++) {
-		struct ext2_inode inode;
 		errcode_t err;
 
 		todo[i] = 0;
-		err = ext2fs_read_inode(fs, sel->v[i].ino, &inode);
-		if (!err && !LINUX_S_ISREG(inode.i_mode))
-			err = E2VERITY_ET_NOT_REGULAR;
-		if (err) {
-			e2v_error(err, "while checking '%s'", sel->v[i].path);
-			bad++;
-			continue;
-		}
-		if (!(inode.i_flags & EXT4_VERITY_FL)) {
+		err = e2verity_unseal_check(fs, sel->v[i].ino);
+		if (err == E2VERITY_ET_NOT_SEALED) {
 			/* -a and -r meet unsealed files by the thousand: a note only with -v */
 			if (!c->quiet && (!sel->v[i].walked || c->verbose))
 				fprintf(stderr, "%s: '%s' is not sealed; skipped\n", e2v_prog,
 					sel->v[i].path);
+			continue;
+		}
+		if (err) {
+			e2v_error(err, "while checking '%s'", sel->v[i].path);
+			bad++;
 			continue;
 		}
 		todo[i] = 1;

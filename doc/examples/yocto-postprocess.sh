@@ -31,7 +31,7 @@ shift 3
 #    mounts those; before Linux 6.3 no other size works.  Room for the trees: the data again
 #    is far more than they take (a 4 KiB block of SHA-256 hashes covers 512 KiB of data).
 kb=$(du -sk "$rootfs" | cut -f1)
-mke2fs -q -F -t ext4 -b 4096 -d "$rootfs" "$img" "$((kb * 2 + 8192))K"
+mke2fs -q -F -t ext4 -b 4096 -d "$rootfs" "$img" "$((kb * 2 + 8192))K" >/dev/null
 
 # 2. Seal the chosen paths.  Nothing is written unless every file can be sealed.
 "$E2VERITY" seal -q -r "$img" "$@"
@@ -44,5 +44,5 @@ mke2fs -q -F -t ext4 -b 4096 -d "$rootfs" "$img" "$((kb * 2 + 8192))K"
 mv "$manifest.tmp" "$manifest"
 
 # 5. And the filesystem is still one e2fsck is happy with.
-e2fsck -fn "$img" >/dev/null
+e2fsck -fn "$img" >/dev/null 2>&1 || { echo "$0: e2fsck -fn $img finds problems" >&2; exit 1; }
 echo "$img: $(wc -l <"$manifest") files sealed; manifest in $manifest"
