@@ -148,7 +148,7 @@ static int e2v_unseal_preflight(const struct e2v_unseal_cli *c, ext2_filsys fs,
 			continue;
 		}
 		if (err) {
-			e2v_error(err, "while checking '%s'", sel->v[i].path);
+			e2v_error(err, "while unsealing '%s'", sel->v[i].path);
 			bad++;
 			continue;
 		}
