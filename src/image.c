@@ -145,8 +145,9 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 		*opts++ = '\0';
 
 	img->doing = "opening";
-	if (access(img->path, F_OK) < 0)
-		return errno;
+	err = e2v_image_precheck(img->path, &img->reason);
+	if (err)
+		return err;
 	img->doing = "locking";
 	err = e2v_lock_image(img->path, writing && !(flags & E2V_IMAGE_SHARED));
 	if (err)
@@ -239,22 +240,27 @@ errcode_t e2v_image_close(struct e2v_image *img)
 	return err;
 }
 
-errcode_t e2v_open_image(const char *image, int writable, ext2_filsys *fs, const char **doing)
+void e2v_image_report(const struct e2v_image *img, errcode_t err)
+{
+	if (img->reason && *img->reason)
+		e2v_error(err, "while %s '%s'%s", img->doing, img->what, img->reason);
+	else
+		e2v_report_image_error(err, img->doing, img->what, !!(img->flags & E2V_IMAGE_WRITE));
+}
+
+errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
 {
 	struct e2v_image img;
 	errcode_t err;
 
-	*fs = NULL;
-	if (writable)
-		return EXT2_ET_UNIMPLEMENTED;
-	err = e2v_image_open(&img, image, 0, NULL);
-	*doing = img.doing;
-	*fs = img.fs;
-	img.fs = NULL;
-	if (err && *fs)
-		ext2fs_close_free(fs);
-	free(img.path);
-	free(img.undo_path);
+	/* read-only either way; "writable" is judged as a writer would be */
+	err = e2v_image_open(&img, image, writable ? E2V_IMAGE_PREFLIGHT : 0, NULL);
+	if (err)
+		e2v_image_report(&img, err);
+	*fs = err ? NULL : img.fs;
+	if (!err)
+		img.fs = NULL;
+	e2v_image_close(&img);
 	return err;
 }
 

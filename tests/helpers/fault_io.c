@@ -7,13 +7,16 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 
 /*
  * E2VERITY_FAULT_AT=N		the Nth write, counted from 1 over the whole process
- * E2VERITY_FAULT_MODE=kill|fail	SIGKILL instead of it, or EIO instead of it
+ * E2VERITY_FAULT_MODE=kill|fail|term|int|hup
+ *				SIGKILL instead of it, EIO instead of it, or that signal
+ *				raised just before it (the write then happens)
  * E2VERITY_FAULT_LOG=FILE		every close appends the writes counted so far
  *
  * Flushes count as writes too: a cut between two of them is a power cut.
@@ -29,8 +32,12 @@ static errcode_t e2v_fault(void)
 	e2v_writes++;
 	if (!at || strtoul(at, NULL, 10) != e2v_writes)
 		return 0;
-	if (mode && mode[0] == 'f')
+	if (mode && !strcmp(mode, "fail"))
 		return EIO;
+	if (mode && (!strcmp(mode, "term") || !strcmp(mode, "int") || !strcmp(mode, "hup"))) {
+		raise(mode[0] == 't' ? SIGTERM : mode[0] == 'i' ? SIGINT : SIGHUP);
+		return 0;
+	}
 	kill(getpid(), SIGKILL);
 	pause();
 	return EIO;
