@@ -245,7 +245,8 @@ void e2v_image_report(const struct e2v_image *img, errcode_t err)
 	if (img->reason && *img->reason)
 		e2v_error(err, "while %s '%s'%s", img->doing, img->what, img->reason);
 	else
-		e2v_report_image_error(err, img->doing, img->what, !!(img->flags & E2V_IMAGE_WRITE));
+		e2v_report_image_error(err, img->doing, img->what,
+				       !!(img->flags & (E2V_IMAGE_WRITE | E2V_IMAGE_PREFLIGHT)));
 }
 
 errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
