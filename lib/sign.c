@@ -434,6 +434,22 @@ static errcode_t e2v_parse_pkcs7(const uint8_t *sig, size_t sig_size, PKCS7 **re
 }
 
 /*
+ * The kernel finds the CA of the last certificate it can chain only through
+ * that certificate's Authority Key Identifier, never by name as OpenSSL can:
+ * a certificate issued by a trusted CA without one is refused at open.
+ */
+static errcode_t e2v_kernel_can_chain(STACK_OF(X509) * chain)
+{
+	int n = sk_X509_num(chain);
+
+	if (n < 2)
+		return 0;
+	if (X509_get_ext_by_NID(sk_X509_value(chain, n - 2), NID_authority_key_identifier, -1) < 0)
+		return E2VERITY_ET_CERT_UNTRUSTED;
+	return 0;
+}
+
+/*
  * Like the kernel's .fs-verity keyring, any certificate in @cafile is a trust
  * anchor (an intermediate will do), and validity dates are not checked: an
  * image is often verified long after it was signed.
@@ -478,6 +494,8 @@ static errcode_t e2v_check_chain(X509 *cert, STACK_OF(X509) * untrusted, const c
 	if (!ctx || X509_STORE_CTX_init(ctx, store, cert, untrusted) != 1)
 		goto out;
 	err = X509_verify_cert(ctx) == 1 ? 0 : E2VERITY_ET_CERT_UNTRUSTED;
+	if (!err)
+		err = e2v_kernel_can_chain(X509_STORE_CTX_get0_chain(ctx));
 out:
 	X509_STORE_CTX_free(ctx);
 	X509_STORE_free(store);
