@@ -479,6 +479,8 @@ enum e2verity_problem_code {
 	E2VERITY_PR_EXTENTS_UNREADABLE = 0x0107,
 	E2VERITY_PR_NO_EXTENT = 0x0108,
 	E2VERITY_PR_LAST_EXTENT_UNWRITTEN = 0x0109,
+	E2VERITY_PR_SIZE_TOO_LARGE = 0x010a,
+	E2VERITY_PR_ENCRYPT_NO_FEATURE = 0x010b,
 
 	E2VERITY_PR_SIZE_WORD_BAD = 0x0201,
 	E2VERITY_PR_NO_DESCRIPTOR = 0x0202,
@@ -488,6 +490,8 @@ enum e2verity_problem_code {
 	E2VERITY_PR_TAIL_NOT_ZERO = 0x0206,
 	E2VERITY_PR_GAP_NOT_ZERO = 0x0207,
 	E2VERITY_PR_SIZE_WORD_UNUSUAL = 0x0208,
+	E2VERITY_PR_TREE_PAST_DESCRIPTOR = 0x0209,
+	E2VERITY_PR_TREE_HOLE = 0x020a,
 
 	E2VERITY_PR_DESC_BAD_VERSION = 0x0301,
 	E2VERITY_PR_DESC_BAD_HASH_ALG = 0x0302,
@@ -732,18 +736,35 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
 /* ---- removing fs-verity ------------------------------------------------------- */
 
 /**
+ * e2verity_unseal_check() - whether e2verity_unseal_inode() may proceed
+ * @fs: open filesystem
+ * @ino: a sealed inode
+ *
+ * Everything e2verity_unseal_inode() validates before it writes: the flags,
+ * i_size, and that every block past the data is provably the file's own
+ * (inside the filesystem, not its metadata, in use, used by no other inode).
+ * Reads the bitmaps; writes nothing.
+ *
+ * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR,
+ * E2VERITY_ET_SIZE_TOO_LARGE, E2VERITY_ET_CORRUPT, E2VERITY_ET_META_* or an
+ * error from libext2fs.
+ */
+errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino);
+
+/**
  * e2verity_unseal_inode() - remove a file's fs-verity metadata
  * @fs: filesystem opened read-write, borrowed
  * @ino: a sealed inode
  * @freed: blocks released, or NULL
  *
- * Frees every block past the end of the data (the Merkle tree, descriptor and
- * size word), clears the verity and immutable flags and writes the inode.
+ * Runs the checks of e2verity_unseal_check() and writes nothing unless they
+ * pass.  Then clears the verity and immutable flags, writes the inode, and
+ * frees every block past the end of the data (the Merkle tree, descriptor
+ * and size word).
  * The data, i_size and the timestamps stay as they were; the filesystem's
  * verity feature stays set (other files may use it).
  *
- * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR or an error
- * from libext2fs.
+ * Return: 0, an error of e2verity_unseal_check(), or an error from libext2fs.
  */
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed);
 

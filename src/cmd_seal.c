@@ -9,20 +9,16 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "manifest.h"
 #include "select.h"
 
 enum {
-	OPT_ALL = OPT_FIRST_PRIVATE,
-	OPT_FILES_FROM,
+	OPT_FILES_FROM = OPT_FIRST_PRIVATE,
 	OPT_EXCLUDE,
 	OPT_IMMUTABLE,
 	OPT_FORCE,
-	OPT_DRY_RUN,
-	OPT_THREADS,
-	OPT_PROGRESS,
-	OPT_QUIET,
-	OPT_VERBOSE,
 	OPT_MANIFEST,
+	OPT_JSON,
 	OPT_SIGNATURES_FROM,
 	OPT_SIGNATURE,
 	OPT_CA,
@@ -49,9 +45,8 @@ struct e2v_seal_cli {
 	size_t ndetached;
 	const char *manifest; /* where each file's digest line goes, or NULL */
 	int for_builtin_sig;
-	FILE *manifest_f; /* the lines, in memory until the run succeeds */
-	char *manifest_buf;
-	size_t manifest_len;
+	enum e2v_manifest_format mformat;
+	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
 	char **paths;
 	int npaths;
@@ -59,11 +54,11 @@ struct e2v_seal_cli {
 	size_t nfiles_from;
 	const char **excludes;
 	size_t nexcludes;
-	int recursive, all, dry_run, quiet, verbose, progress;
+	int recursive, all, dry_run, quiet, verbose, progress, null;
 	/* progress display */
+	struct e2v_progress bar;
 	size_t index, total;
 	const char *current;
-	int last_pct;
 };
 
 static int e2v_push(const char ***v, size_t *n, const char *s)
@@ -82,31 +77,36 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 {
 	static const struct option longopts[] = {
 		E2V_TREE_LONG_OPTIONS,
-		{ "all", no_argument, NULL, OPT_ALL },
+		{ "all", no_argument, NULL, 'a' },
 		{ "files-from", required_argument, NULL, OPT_FILES_FROM },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "immutable", no_argument, NULL, OPT_IMMUTABLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "null", no_argument, NULL, '0' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		E2V_SIGNER_LONG_OPTIONS,
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ "compact", no_argument, NULL, OPT_COMPACT },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
 		{ "signatures-from", required_argument, NULL, OPT_SIGNATURES_FROM },
 		{ "signature", required_argument, NULL, OPT_SIGNATURE },
 		{ "ca", required_argument, NULL, OPT_CA },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	long n;
+	static const int repeatable[] = { OPT_FILES_FROM, OPT_EXCLUDE, 0 };
+	struct e2v_getopt g;
 	int opt, r;
 
 	c->tree.params.threads = e2v_default_threads();
 	c->so.embed = -1;
-	while ((opt = getopt_long(argc, argv, "raz:j:pqvn", longopts, NULL)) != -1) {
+	e2v_getopt_init(&g, cmd, argc, argv, "raz:j:pqvn0", longopts);
+	g.repeatable = repeatable;
+	while ((opt = e2v_getopt(&g)) != -1) {
 		r = e2v_parse_tree_option(opt, optarg, &c->tree);
 		if (r < 0)
 			return e2v_usage_error(cmd, NULL);
@@ -123,7 +123,6 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 			c->recursive = 1;
 			break;
 		case 'a':
-		case OPT_ALL:
 			c->all = 1;
 			break;
 		case OPT_FILES_FROM:
@@ -141,35 +140,36 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 			c->opts.flags |= E2VERITY_SEAL_FORCE;
 			break;
 		case 'n':
-		case OPT_DRY_RUN:
 			c->dry_run = 1;
+			break;
+		case '0':
+			c->null = 1;
 			break;
 		case 'z':
 			c->undo_file = optarg;
 			break;
 		case 'j':
-		case OPT_THREADS:
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 || n > 64)
-				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to 64)",
-						       optarg);
-			c->tree.params.threads = n;
+			if (e2v_parse_threads(optarg, &c->tree.params.threads))
+				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
+						       optarg, E2V_THREADS_MAX);
 			break;
 		case 'p':
-		case OPT_PROGRESS:
 			c->progress = 1;
 			break;
 		case 'q':
-		case OPT_QUIET:
 			c->quiet = 1;
 			break;
 		case 'v':
-		case OPT_VERBOSE:
 			c->verbose = 1;
 			break;
 		case OPT_MANIFEST:
 			c->manifest = optarg;
+			break;
+		case OPT_COMPACT:
+			c->mformat = E2V_MANIFEST_COMPACT;
+			break;
+		case OPT_JSON:
+			c->mformat = E2V_MANIFEST_JSON;
 			break;
 		case OPT_FOR_BUILTIN_SIG:
 			c->for_builtin_sig = 1;
@@ -183,11 +183,8 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		case OPT_CA:
 			c->cafile = optarg;
 			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			exit(E2V_EXIT_OK);
 		default:
-			return e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
 	if (optind >= argc)
@@ -197,6 +194,9 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 	c->npaths = argc - optind;
 	if (!c->npaths && !c->all && !c->nfiles_from)
 		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
+	r = e2v_image_paths(cmd, c->paths, c->npaths);
+	if (r)
+		return r;
 	if (c->dry_run && c->undo_file)
 		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
 	/* the manifest owns standard output then */
@@ -204,6 +204,8 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		c->quiet = 1;
 	if (c->for_builtin_sig && !c->manifest)
 		return e2v_usage_error(cmd, "--for-builtin-sig needs --manifest");
+	if (c->mformat != E2V_MANIFEST_TEXT && !c->manifest)
+		return e2v_usage_error(cmd, "--compact and --json need --manifest");
 	if ((c->so.key_pass || c->so.embed >= 0) && !c->so.keyfile)
 		return e2v_usage_error(cmd, "--key-pass and --[no-]embed-cert need --key");
 	if (c->sigdir && c->sigfile)
@@ -220,9 +222,7 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 	if (e2verity_params_validate(&c->tree.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 	c->opts.params = c->tree.params;
-	/* a progress line is for a person watching a terminal */
-	if (c->progress && (c->quiet || !isatty(STDERR_FILENO)))
-		c->progress = 0;
+	e2v_progress_init(&c->bar, c->progress && !c->quiet, -1, c->image);
 	return E2V_EXIT_OK;
 }
 
@@ -447,13 +447,10 @@ static errcode_t e2v_lock_image(const char *image, int exclusive)
 static void e2v_seal_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct e2v_seal_cli *c = ctx;
-	int pct = total ? (int)(done * 100 / total) : 100;
+	char label[256];
 
-	/* a terminal line per percent, not per chunk read */
-	if (pct == c->last_pct)
-		return;
-	c->last_pct = pct;
-	fprintf(stderr, "\r[%zu/%zu] %3d%% %s\033[K", c->index + 1, c->total, pct, c->current);
+	snprintf(label, sizeof(label), "[%zu/%zu] %s", c->index + 1, c->total, c->current);
+	e2v_progress_update(&c->bar, done, total, label);
 }
 
 static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
@@ -463,55 +460,90 @@ static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, con
 		e2v_digest_line(stdout, alg, digest, path, 0);
 }
 
-/* Collects one file's manifest line; the file is written only when all went well. */
-static int e2v_manifest_add(struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
-			    const char *path)
+/* Keeps one file's digest for the manifest, written only when all went well. */
+static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const char *path,
+				 const struct e2verity_descriptor *desc, const uint8_t *digest)
 {
+	struct e2v_manifest_entry *e;
+
 	if (!c->manifest)
 		return 0;
-	if (!c->manifest_f) {
-		c->manifest_f = open_memstream(&c->manifest_buf, &c->manifest_len);
-		if (!c->manifest_f) {
-			e2v_error(errno, "while writing the manifest '%s'", c->manifest);
-			return -1;
-		}
-	}
-	if (e2v_digest_line(c->manifest_f, alg, digest, path, c->for_builtin_sig)) {
+	if (e2v_manifest_add(&c->mf, path, ino)) {
 		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
 		return -1;
 	}
+	e = &c->mf.v[c->mf.n - 1];
+	e->m.desc = *desc;
+	e->m.digest_size = e2verity_hash_alg_by_num(desc->hash_algorithm)->digest_size;
+	memcpy(e->m.digest, digest, e->m.digest_size);
 	return 0;
 }
 
+/*
+ * Every name of the files, sorted (a hard-linked file under each of its
+ * names), from the image as it now is.  The lock this process holds keeps
+ * anyone else out; a second lock of our own would only wait for ourselves.
+ */
+static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size_t *len)
+{
+	struct e2v_manifest all = { 0 };
+	ext2_filsys fs = NULL;
+	FILE *f = NULL;
+	errcode_t err;
+
+	err = ext2fs_open2(c->image, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+	if (!err)
+		err = e2v_manifest_names(fs, c->image, &c->mf, &all);
+	if (err)
+		goto out;
+	f = open_memstream(buf, len);
+	if (!f) {
+		err = errno;
+		goto out;
+	}
+	e2v_manifest_write(f, c->mformat, c->for_builtin_sig, c->image, &all);
+	if (fclose(f))
+		err = errno ? errno : ENOMEM;
+out:
+	e2v_manifest_free(&all);
+	if (fs)
+		ext2fs_close_free(&fs);
+	return err;
+}
+
 /* Writes the manifest ("-": standard output); it appears whole or not at all. */
-static int e2v_manifest_write(struct e2v_seal_cli *c)
+static int e2v_seal_manifest_write(struct e2v_seal_cli *c)
 {
 	struct e2v_outfile out;
+	char *buf = NULL;
+	size_t len = 0;
 	errcode_t err;
 
 	if (!c->manifest)
 		return E2V_EXIT_OK;
-	if (!c->manifest_f)
-		c->manifest_f = open_memstream(&c->manifest_buf, &c->manifest_len);
-	if (!c->manifest_f || fclose(c->manifest_f)) {
-		c->manifest_f = NULL;
-		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
+	err = e2v_seal_manifest_text(c, &buf, &len);
+	if (err) {
+		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		free(buf);
 		return E2V_EXIT_FAILURE;
 	}
-	c->manifest_f = NULL;
 	if (strcmp(c->manifest, "-") == 0) {
-		if (fwrite(c->manifest_buf, 1, c->manifest_len, stdout) != c->manifest_len) {
-			e2v_error(errno, "while writing to standard output");
+		if (fwrite(buf, 1, len, stdout) != len)
+			err = errno ? errno : EIO;
+		free(buf);
+		if (err) {
+			e2v_error(err, "while writing to standard output");
 			return E2V_EXIT_FAILURE;
 		}
 		return E2V_EXIT_OK;
 	}
 	err = e2v_outfile_open(&out, c->manifest);
 	if (!err)
-		err = e2v_write_all(out.fd, c->manifest_buf, c->manifest_len, 0);
+		err = e2v_write_all(out.fd, buf, len, 0);
 	if (!err)
 		err = e2v_outfile_commit(&out);
 	e2v_outfile_abort(&out);
+	free(buf);
 	if (err) {
 		e2v_error(err, "while writing the manifest '%s'", c->manifest);
 		return E2V_EXIT_FAILURE;
@@ -541,7 +573,8 @@ static int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct
 		if (err) {
 			e2v_error(err, "while hashing '%s'", sel->v[i].path);
 			status = E2V_EXIT_FAILURE;
-		} else if (e2v_manifest_add(c, r.desc.hash_algorithm, r.digest, sel->v[i].path)) {
+		} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &r.desc,
+						 r.digest)) {
 			status = E2V_EXIT_FAILURE;
 		}
 	}
@@ -576,7 +609,7 @@ static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_se
 {
 	errcode_t err;
 
-	err = e2v_select_init(sel, fs);
+	err = e2v_select_init(sel, fs, c->image);
 	if (err) {
 		e2v_error(err, "while reading '%s'", c->image);
 		return E2V_EXIT_FAILURE;
@@ -585,10 +618,11 @@ static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_se
 	sel->nexcludes = c->nexcludes;
 	sel->recursive = c->recursive;
 	sel->verbose = c->verbose;
+	sel->verb = "seals";
 	for (int i = 0; !err && i < c->npaths; i++)
 		err = e2v_select_path(sel, c->paths[i]);
 	for (size_t i = 0; !err && i < c->nfiles_from; i++)
-		err = e2v_select_files_from(sel, c->files_from[i]);
+		err = e2v_select_files_from(sel, c->files_from[i], c->null);
 	if (!err && c->all)
 		err = e2v_select_all(sel);
 	if (err) {
@@ -725,7 +759,7 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 		e2v_error(err, "while opening '%s' for writing", c->image);
 		return E2V_EXIT_FAILURE;
 	}
-	if (c->progress) {
+	if (e2v_progress_active(&c->bar)) {
 		c->opts.progress = e2v_seal_progress;
 		c->opts.progress_ctx = c;
 	}
@@ -742,17 +776,16 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 	for (size_t i = 0; i < sel->n; i++) {
 		c->index = i;
 		c->current = sel->v[i].path;
-		c->last_pct = -1;
 		err = e2verity_seal_inode(fs, sel->v[i].ino, &c->opts, &res);
-		if (c->progress)
-			fputs("\r\033[K", stderr);
+		e2v_progress_clear(&c->bar);
 		if (err) {
 			e2v_error(err, "while sealing '%s'", sel->v[i].path);
 			status = E2V_EXIT_FAILURE;
 			break;
 		}
 		e2v_print_digest(c, res.desc.hash_algorithm, res.digest, sel->v[i].path);
-		if (e2v_manifest_add(c, res.desc.hash_algorithm, res.digest, sel->v[i].path)) {
+		if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &res.desc,
+					  res.digest)) {
 			status = E2V_EXIT_FAILURE;
 			break;
 		}
@@ -783,7 +816,8 @@ static void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selec
 {
 	for (size_t i = 0; i < sel->n; i++) {
 		e2v_print_digest(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
-		e2v_manifest_add(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
+		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
+				      plans[i].digest);
 		if (!c->quiet)
 			fprintf(stderr,
 				"%s: '%s' is already sealed with these parameters; skipped\n",
@@ -796,6 +830,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	struct e2v_seal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
 	struct e2verity_seal_plan *plans = NULL;
+	const char *reason;
 	ext2_filsys fs = NULL;
 	int mount_flags = 0, status, work = 0;
 	errcode_t err;
@@ -816,28 +851,39 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		}
 	}
+	err = e2v_image_precheck(c.image, &reason);
+	if (err) {
+		e2v_error(err, "while opening '%s'%s", c.image, reason);
+		goto out;
+	}
 	err = e2v_lock_image(c.image, !c.dry_run);
 	if (err) {
-		e2v_error(err, "while locking '%s'", c.image);
+		e2v_report_image_error(err, "locking", c.image, 0);
 		goto out;
 	}
 	err = ext2fs_check_if_mounted(c.image, &mount_flags);
 	if (!err && (mount_flags & EXT2_MF_MOUNTED))
 		err = E2VERITY_ET_MOUNTED;
 	if (err) {
-		e2v_error(err, "while checking '%s'", c.image);
+		e2v_report_image_error(err, "opening", c.image, 1);
 		goto out;
 	}
 
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
 	err = ext2fs_open2(c.image, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
 	if (err) {
-		e2v_error(err, "while opening '%s'", c.image);
+		e2v_report_image_error(err, "opening", c.image, 0);
 		goto out;
 	}
 	err = e2verity_seal_check_fs(fs, &c.opts);
 	if (err) {
-		e2v_error(err, "while checking '%s'", c.image);
+		if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS)
+			e2v_error(err,
+				  "while checking '%s' (--block-size=%u works with Linux 6.3 "
+				  "and later)",
+				  c.image, fs->blocksize);
+		else
+			e2v_error(err, "while checking '%s'", c.image);
 		goto out;
 	}
 	e2v_fs_warnings(&c, fs);
@@ -872,7 +918,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		if (c.manifest) {
 			status = e2v_seal_digests(&c, fs, &sel);
 			if (status == E2V_EXIT_OK)
-				status = e2v_manifest_write(&c);
+				status = e2v_seal_manifest_write(&c);
 		}
 		goto out;
 	}
@@ -882,20 +928,16 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	else
 		status = e2v_seal_write(&c, &sel);
 	if (status == E2V_EXIT_OK)
-		status = e2v_manifest_write(&c);
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+		status = e2v_seal_manifest_write(&c);
+	if (e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
-	}
 out:
 	if (fs)
 		ext2fs_close_free(&fs);
 	if (sel.seen)
 		e2v_select_free(&sel);
 	free(plans);
-	if (c.manifest_f)
-		fclose(c.manifest_f);
-	free(c.manifest_buf);
+	e2v_manifest_free(&c.mf);
 	for (size_t i = 0; i < c.ndetached; i++)
 		free(c.detached[i].sig);
 	free(c.detached);

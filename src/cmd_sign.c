@@ -34,27 +34,26 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 	};
 	struct e2v_signer_opts so = { .embed = -1 };
 	const char *file, *sigfile, *doing;
-	char hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
+	char dg[E2V_DIGEST_STRING_MAX];
 	struct e2verity_signer *signer = NULL;
 	struct e2v_tree_opts t = { 0 };
 	struct e2verity_result res;
 	int ret = E2V_EXIT_FAILURE, opt, r;
 	uint8_t *sig = NULL;
 	size_t sig_size;
+	struct e2v_getopt g;
 	errcode_t err;
 
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	e2v_getopt_init(&g, cmd, argc, argv, "", longopts);
+	while ((opt = e2v_getopt(&g)) != -1) {
 		r = e2v_parse_tree_option(opt, optarg, &t);
 		if (r < 0)
 			return e2v_usage_error(cmd, NULL);
 		if (r > 0 || e2v_parse_signer_option(opt, optarg, &so))
 			continue;
 		switch (opt) {
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			return E2V_EXIT_OK;
 		default:
-			return e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
 	if (argc - optind != 2)
@@ -86,13 +85,10 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_error(err, "while writing the signature file '%s'", sigfile);
 		goto out;
 	}
-	e2v_bin2hex(res.digest, res.digest_size, hex);
-	printf("Signed file '%s' (%s:%s)\n", file,
-	       e2verity_hash_alg_by_num(t.params.hash_alg)->name, hex);
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+	e2v_format_digest(t.params.hash_alg, res.digest, dg);
+	printf("Signed file '%s' (%s)\n", file, dg);
+	if (e2v_flush_stdout())
 		goto out;
-	}
 	ret = E2V_EXIT_OK;
 out:
 	free(sig);

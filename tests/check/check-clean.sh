@@ -88,7 +88,7 @@ st=$?
 check "check of an unsealed path exits 4" test $st -eq 4
 check "check of an unsealed path says NOT_SEALED" grep -q '^/plain (inode [0-9]*): error NOT_SEALED' out
 expect_fail "check of a missing path exits 8" 8 "while looking up '/nope'" "$E2VERITY" check img /nope
-expect_fail "check of a missing image exits 8" 8 "while locking 'no-such.img'" \
+expect_fail "check of a missing image exits 8" 8 "while opening 'no-such.img'" \
 	"$E2VERITY" check no-such.img
 expect_fail "check without an image exits 16" 16 "no IMAGE given" "$E2VERITY" check
 expect_fail "check with a relative path exits 16" 16 "not an absolute path" "$E2VERITY" check img a
