@@ -334,6 +334,18 @@ void e2verity_signer_set_embed(struct e2verity_signer *s, int embed);
 int e2verity_signer_embeds(const struct e2verity_signer *s);
 
 /**
+ * e2verity_signer_kernel_can_chain() - can the kernel chain the embedded
+ * certificates to a CA in its keyring
+ * @s: signer
+ *
+ * The kernel finds the CA that issued the last non-self-signed certificate of
+ * the signature only through that certificate's Authority Key Identifier.
+ *
+ * Return: 0 if the signatures embed certificates and that one has none, else 1.
+ */
+int e2verity_signer_kernel_can_chain(const struct e2verity_signer *s);
+
+/**
  * e2verity_sign_digest() - PKCS#7 signature of a file digest, as `fsverity sign`
  * @s: signer
  * @alg: the file's hash algorithm
