@@ -39,6 +39,9 @@ errcode_t e2v_report_values(struct e2v_check *c, unsigned int code, uint64_t val
 /* the first non-zero byte of @buf, or -1 */
 static long e2v_first_nonzero(const uint8_t *buf, size_t len)
 {
+	/* nearly always all zeros: let memcmp scan it at memory speed */
+	if (e2v_all_zero(buf, len))
+		return -1;
 	for (size_t i = 0; i < len; i++)
 		if (buf[i])
 			return i;
