@@ -440,9 +440,27 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	return err;
 }
 
+static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
+				      const struct e2verity_check_opts *opts,
+				      struct e2verity_check_stats *stats, uint64_t progress_base,
+				      uint64_t progress_total, const struct e2v_ahead_job *job);
+
 errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_check_opts *opts,
 			struct e2verity_check_stats *stats, uint64_t progress_base,
-			uint64_t progress_total)
+			uint64_t progress_total, struct e2verity_batch *batch)
+{
+	struct e2v_ahead_job *job = e2v_ahead_take(batch, ino);
+	errcode_t err;
+
+	err = e2v_check_inode_with(fs, ino, opts, stats, progress_base, progress_total, job);
+	e2v_ahead_job_free(job);
+	return err;
+}
+
+static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
+				      const struct e2verity_check_opts *opts,
+				      struct e2verity_check_stats *stats, uint64_t progress_base,
+				      uint64_t progress_total, const struct e2v_ahead_job *job)
 {
 	struct e2verity_check_file file = { .ino = ino };
 	struct e2v_check c = {
@@ -452,6 +470,7 @@ errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_ch
 		.stats = stats,
 		.progress_base = progress_base,
 		.progress_total = progress_total,
+		.ahead = job,
 	};
 	errcode_t err;
 
@@ -482,5 +501,5 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;
-	return e2v_check_one(fs, ino, opts, stats, 0, EXT2_I_SIZE(&inode));
+	return e2v_check_one(fs, ino, opts, stats, 0, EXT2_I_SIZE(&inode), NULL);
 }
