@@ -85,23 +85,56 @@ static int e2v_guess_layout(struct e2v_ext4_file *f, struct e2verity_ext4_layout
 	return 0;
 }
 
-/* Whether the extents end where ext4 would start the descriptor for some hash and block size */
-static int e2v_ends_at_descriptor(struct e2v_ext4_file *f, uint64_t end,
-				  struct e2verity_ext4_layout *l)
+/* The layout that ends first, of every hash and tree block size the filesystem allows */
+static int e2v_smallest_layout(struct e2v_ext4_file *f, struct e2verity_ext4_layout *min)
 {
+	int found = 0;
+
 	for (unsigned int alg = E2VERITY_HASH_SHA256; alg <= E2VERITY_HASH_SHA512; alg++) {
-		for (unsigned int log = 10; log <= 16; log++) {
+		for (unsigned int log = 10; log <= 16 && (1u << log) <= f->fs->blocksize; log++) {
 			struct e2verity_params p = { .hash_alg = alg, .block_size = 1u << log };
+			struct e2verity_ext4_layout l;
 			struct e2verity_geometry g;
 
 			if (e2verity_geometry(&p, f->size, &g) ||
-			    e2verity_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, l))
+			    e2verity_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, &l))
 				continue;
-			if (l->desc_pos == end)
-				return 1;
+			if (!found || l.end < min->end)
+				*min = l;
+			found = 1;
 		}
 	}
-	return 0;
+	return found;
+}
+
+/*
+ * Whether the extents end where ext4 would start the descriptor for some hash
+ * and block size the filesystem allows, and not where the whole metadata of
+ * another one would end: then the size word, not the length, is what is wrong.
+ */
+static int e2v_ends_at_descriptor(struct e2v_ext4_file *f, uint64_t end,
+				  struct e2verity_ext4_layout *l)
+{
+	int found = 0;
+
+	for (unsigned int alg = E2VERITY_HASH_SHA256; alg <= E2VERITY_HASH_SHA512; alg++) {
+		for (unsigned int log = 10; log <= 16 && (1u << log) <= f->fs->blocksize; log++) {
+			struct e2verity_params p = { .hash_alg = alg, .block_size = 1u << log };
+			struct e2verity_ext4_layout x;
+			struct e2verity_geometry g;
+
+			if (e2verity_geometry(&p, f->size, &g) ||
+			    e2verity_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, &x))
+				continue;
+			if (x.end == end)
+				return 0;
+			if (x.desc_pos == end && !found) {
+				*l = x;
+				found = 1;
+			}
+		}
+	}
+	return found;
 }
 
 /* The kernel could not locate the descriptor from the size word: say why, as far as we can. */
@@ -115,16 +148,11 @@ static errcode_t e2v_diagnose_location(struct e2v_check *c, struct e2v_ext4_file
 	if (!e2v_guess_layout(f, &want)) {
 		/*
 		 * No descriptor anywhere ext4 could have put it.  If the extents end
-		 * before even the smallest tree (SHA-256, 64 KiB blocks) and a bare
-		 * descriptor would, the metadata was cut short.
+		 * before the smallest metadata any tree this filesystem allows
+		 * (tree blocks up to its block size) and a bare descriptor would
+		 * take, the metadata was cut short.
 		 */
-		struct e2verity_params p = { .hash_alg = E2VERITY_HASH_SHA256,
-					     .block_size = E2VERITY_MAX_BLOCK_SIZE };
-		struct e2verity_geometry g;
-
-		if (!e2verity_geometry(&p, f->size, &g) &&
-		    !e2verity_ext4_layout(f->size, g.tree_size, 0, bs, &want) &&
-		    got->end < want.end)
+		if (e2v_smallest_layout(f, &want) && got->end < want.end)
 			return e2v_report_values(c, E2VERITY_PR_METADATA_TRUNCATED, got->end,
 						 want.end, 0);
 		/* or they end exactly where the descriptor of some tree would begin */
@@ -256,6 +284,43 @@ static errcode_t e2v_check_layout(struct e2v_check *c, struct e2v_ext4_file *f,
 }
 
 /*
+ * The tree the descriptor describes must lie in blocks the file really has,
+ * before the descriptor: work is then bounded by the image, not by the
+ * sizes it claims.  Returns 1 if the tree can be hashed.
+ */
+static int e2v_check_tree_space(struct e2v_check *c, struct e2v_ext4_file *f,
+				const struct e2v_verity_meta *m, errcode_t *err)
+{
+	const struct e2verity_descriptor *d = &m->desc;
+	const unsigned int bs = f->fs->blocksize;
+	struct e2verity_params p = { .hash_alg = d->hash_algorithm,
+				     .block_size = 1u << d->log_blocksize };
+	const uint64_t mpos = m->layout.merkle_pos;
+	struct e2verity_finding fi = { 0 };
+	struct e2verity_geometry g;
+	blk64_t first, end, hole, missing;
+
+	*err = e2verity_geometry(&p, d->data_size, &g);
+	if (*err)
+		return 0;
+	if (g.tree_size > m->layout.desc_pos - mpos) {
+		*err = e2v_report_values(c, E2VERITY_PR_TREE_PAST_DESCRIPTOR, g.tree_size,
+					 m->layout.desc_pos, mpos);
+		return 0;
+	}
+	first = mpos / bs;
+	end = e2v_div_round_up(mpos + g.tree_size, bs);
+	missing = e2v_ext4_unmapped(f, first, end, &hole);
+	if (!missing)
+		return 1;
+	fi.offset = hole * bs;
+	fi.count = missing;
+	fi.value = end - first;
+	*err = e2v_report(c, E2VERITY_PR_TREE_HOLE, &fi);
+	return 0;
+}
+
+/*
  * Bytes after EOF up to the Merkle tree must read as zeros: the kernel hashes
  * the page holding EOF whole (an error if not), and the rest should be a hole.
  */
@@ -300,13 +365,15 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 		return 0;
 	}
 	file->signed_file = 1;
-	if (!o->certfile)
-		return 0;
-	err = e2verity_verify_signature(m->desc.hash_algorithm, file->digest, m->sig,
-					m->desc.sig_size, o->certfile, o->cafile);
+	/* without a certificate it can still be garbage the kernel would refuse */
+	if (!o->certfile && !o->cafile)
+		err = e2verity_signature_parse(m->sig, m->desc.sig_size);
+	else
+		err = e2verity_verify_signature(m->desc.hash_algorithm, file->digest, m->sig,
+						m->desc.sig_size, o->certfile, o->cafile);
 	switch (err) {
 	case 0:
-		file->signature_verified = 1;
+		file->signature_verified = o->certfile || o->cafile;
 		return 0;
 	case E2VERITY_ET_SIG_MALFORMED:
 		return e2v_report_values(c, E2VERITY_PR_SIG_MALFORMED, m->desc.sig_size, 0, 0);
@@ -314,6 +381,8 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 		return e2v_report_values(c, E2VERITY_PR_SIG_MISMATCH, 0, 0, 0);
 	case E2VERITY_ET_CERT_UNTRUSTED:
 		return e2v_report_values(c, E2VERITY_PR_SIG_UNTRUSTED, 0, 0, 0);
+	case E2VERITY_ET_SIGNER_NOT_FOUND:
+		return e2v_report_values(c, E2VERITY_PR_SIG_NO_SIGNER, 0, 0, 0);
 	default:
 		/* the certificate cannot be loaded: nothing to do with this file */
 		return err;
@@ -382,10 +451,11 @@ static errcode_t e2v_check_file(struct e2v_check *c, struct e2v_ext4_file *f)
 		/* where ext4 would have put a descriptor that is itself wrong tells nothing */
 		if (file->have_descriptor)
 			err = e2v_check_layout(c, f, &m);
-		if (!err)
+		if (!err && e2v_check_tree_space(c, f, &m, &err)) {
 			err = e2v_check_tail(c, f);
-		if (!err)
-			err = e2v_check_tree(c, f, &m);
+			if (!err)
+				err = e2v_check_tree(c, f, &m);
+		}
 		if (err)
 			goto out;
 	}
@@ -418,6 +488,8 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	}
 	if (!LINUX_S_ISREG(inode.i_mode))
 		return e2v_report_values(c, E2VERITY_PR_NOT_REGULAR, inode.i_mode, 0, 0);
+	if ((flags & EXT4_ENCRYPT_FL) && !ext2fs_has_feature_encrypt(c->fs->super))
+		return e2v_report_values(c, E2VERITY_PR_ENCRYPT_NO_FEATURE, 0, 0, 0);
 	if (flags & EXT4_ENCRYPT_FL) {
 		c->file->skipped = 1;
 		return e2v_report_values(c, E2VERITY_PR_ENCRYPTED, 0, 0, 0);
@@ -426,6 +498,9 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		return e2v_report_values(c, E2VERITY_PR_INLINE_DATA, 0, 0, 0);
 	if (!(flags & EXT4_EXTENTS_FL))
 		return e2v_report_values(c, E2VERITY_PR_NO_EXTENTS_FLAG, 0, 0, 0);
+	if (c->file->data_size > e2v_ext4_max_bytes(c->fs))
+		return e2v_report_values(c, E2VERITY_PR_SIZE_TOO_LARGE, c->file->data_size,
+					 e2v_ext4_max_bytes(c->fs), 0);
 
 	err = e2v_ext4_file_open(c->fs, ino, &f);
 	if (err == E2VERITY_ET_NO_MEMORY)

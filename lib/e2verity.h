@@ -287,16 +287,24 @@ errcode_t e2verity_compute(const struct e2verity_params *p, uint64_t data_size,
 struct e2verity_signer;
 
 /**
- * e2verity_signer_load() - load a PEM private key and X.509 certificate
- * @keyfile: PEM private key
- * @certfile: PEM certificate; NULL means @keyfile
+ * e2verity_signer_load() - load a private key and its X.509 certificate
+ * @keyfile: PEM private key, or an OpenSSL store URI ("file:...", "pkcs11:...")
+ * @certfile: PEM certificate or bundle, or a store URI; NULL means @keyfile
  * @key_pass: pass phrase of an encrypted key, or NULL
  * @ret: the signer
  *
  * The key may be PKCS#8 or a traditional RSA/EC key, encrypted or not; other
- * PEM blocks in the files are skipped.  The library never prompts: an encrypted
- * key without @key_pass gives E2VERITY_ET_KEY_PASS_NEEDED, and the caller may
- * ask the user and call again.
+ * PEM blocks in the files are skipped.  A name that is not an existing file but
+ * starts with a URI scheme is opened through OSSL_STORE (a provider such as
+ * pkcs11-provider serves "pkcs11:" URIs); without @certfile the certificate may
+ * come from the key's store.  The library never prompts: an encrypted key
+ * without @key_pass gives E2VERITY_ET_KEY_PASS_NEEDED, and the caller may ask
+ * the user and call again.
+ *
+ * The certificate that matches the key is the signer's; any others of
+ * @certfile are its chain.  A signer whose certificate is not self-signed
+ * puts it and the chain into each signature (see e2verity_signer_set_embed()),
+ * so that the kernel can chain it to a CA in its .fs-verity keyring.
  *
  * Return: 0, an errno value if a file cannot be opened (EISDIR for a
  * directory), E2VERITY_ET_KEY_LOAD, E2VERITY_ET_KEY_PASS_NEEDED,
@@ -305,6 +313,26 @@ struct e2verity_signer;
  */
 errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
 			       struct e2verity_signer **ret);
+
+/**
+ * e2verity_signer_set_embed() - whether signatures carry the certificates
+ * @s: signer
+ * @embed: 1: the signer's certificate and chain go into each signature;
+ *         0: none, as `fsverity sign` makes them (the keyring must hold the
+ *         signer's own certificate)
+ *
+ * The default, set by e2verity_signer_load(), is 1 exactly when the signer's
+ * certificate is not self-signed.
+ */
+void e2verity_signer_set_embed(struct e2verity_signer *s, int embed);
+
+/**
+ * e2verity_signer_embeds() - whether signatures carry the certificates
+ * @s: signer
+ *
+ * Return: 1 or 0.
+ */
+int e2verity_signer_embeds(const struct e2verity_signer *s);
 
 /**
  * e2verity_sign_digest() - PKCS#7 signature of a file digest, as `fsverity sign`
@@ -319,8 +347,12 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
  * digest algorithm: for the same key, certificate and digest the bytes are
  * those of `fsverity sign` (RSA signatures are deterministic, ECDSA are not).
  *
+ * With e2verity_signer_embeds(), the message also carries the signer's
+ * certificate and chain.
+ *
  * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_SIGN,
- * E2VERITY_ET_SIG_TOO_LARGE or E2VERITY_ET_NO_MEMORY.
+ * E2VERITY_ET_SIG_TOO_LARGE, E2VERITY_ET_CHAIN_TOO_LARGE (the certificates
+ * make it too large) or E2VERITY_ET_NO_MEMORY.
  */
 errcode_t e2verity_sign_digest(const struct e2verity_signer *s, unsigned int alg,
 			       const uint8_t *digest, uint8_t **sig, size_t *sig_size);
@@ -337,22 +369,39 @@ void e2verity_signer_free(struct e2verity_signer *s);
  * @digest: file digest
  * @sig: DER PKCS#7 signature
  * @sig_size: its size
- * @certfile: PEM certificate of the signer
+ * @certfile: PEM certificate of the signer, or NULL to take the signer's
+ *            certificate from the signature itself (then @cafile is needed)
  * @cafile: PEM CA the certificate must chain to, or NULL
  *
  * The signature must be a detached PKCS#7 SignedData (what the kernel accepts)
- * made over the struct fsverity_formatted_digest by the key of @certfile; the
- * certificates inside the message, if any, are ignored.  Without @cafile the
+ * made over the struct fsverity_formatted_digest by the key of @certfile, or
+ * without it by the certificate the message carries.  Without @cafile the
  * certificate itself is not checked.  With it, the certificate must chain to
  * one of the certificates in @cafile, each of which is trusted as an anchor
- * (like a key in the kernel's .fs-verity keyring); validity dates are ignored.
+ * (like a key in the kernel's .fs-verity keyring), through the certificates
+ * the message carries if need be; validity dates are ignored.
  *
  * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID, an errno
  * value if @certfile cannot be opened, E2VERITY_ET_CERT_LOAD,
- * E2VERITY_ET_CA_LOAD (any problem with @cafile) or E2VERITY_ET_CERT_UNTRUSTED.
+ * E2VERITY_ET_SIGNER_NOT_FOUND (no @certfile, and the message does not carry
+ * its signer's certificate), E2VERITY_ET_CA_LOAD (any problem with @cafile)
+ * or E2VERITY_ET_CERT_UNTRUSTED.
  */
 errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
 				    size_t sig_size, const char *certfile, const char *cafile);
+
+/**
+ * e2verity_signature_parse() - is this a built-in signature the kernel can parse
+ * @sig: DER PKCS#7 signature
+ * @sig_size: its size
+ *
+ * Checks the form only (a detached SignedData with a signer, nothing after
+ * it), not what it signs: for signatures made elsewhere when no certificate
+ * is at hand to verify them.
+ *
+ * Return: 0 or E2VERITY_ET_SIG_MALFORMED.
+ */
+errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size);
 
 /* ---- ext4 placement -------------------------------------------------------- */
 
@@ -418,6 +467,8 @@ enum e2verity_problem_code {
 	E2VERITY_PR_EXTENTS_UNREADABLE = 0x0107,
 	E2VERITY_PR_NO_EXTENT = 0x0108,
 	E2VERITY_PR_LAST_EXTENT_UNWRITTEN = 0x0109,
+	E2VERITY_PR_SIZE_TOO_LARGE = 0x010a,
+	E2VERITY_PR_ENCRYPT_NO_FEATURE = 0x010b,
 
 	E2VERITY_PR_SIZE_WORD_BAD = 0x0201,
 	E2VERITY_PR_NO_DESCRIPTOR = 0x0202,
@@ -427,6 +478,8 @@ enum e2verity_problem_code {
 	E2VERITY_PR_TAIL_NOT_ZERO = 0x0206,
 	E2VERITY_PR_GAP_NOT_ZERO = 0x0207,
 	E2VERITY_PR_SIZE_WORD_UNUSUAL = 0x0208,
+	E2VERITY_PR_TREE_PAST_DESCRIPTOR = 0x0209,
+	E2VERITY_PR_TREE_HOLE = 0x020a,
 
 	E2VERITY_PR_DESC_BAD_VERSION = 0x0301,
 	E2VERITY_PR_DESC_BAD_HASH_ALG = 0x0302,
@@ -449,6 +502,7 @@ enum e2verity_problem_code {
 	E2VERITY_PR_SIG_MISMATCH = 0x0502,
 	E2VERITY_PR_SIG_UNTRUSTED = 0x0503,
 	E2VERITY_PR_UNSIGNED = 0x0504,
+	E2VERITY_PR_SIG_NO_SIGNER = 0x0505,
 };
 
 /*
@@ -554,7 +608,8 @@ struct e2verity_check_opts {
 	unsigned int threads; /* hashing threads, as e2verity_params.threads */
 	struct e2verity_workers *workers; /* threads to reuse for every file, or NULL */
 	const char *certfile; /* verify built-in signatures against this PEM cert */
-	const char *cafile;   /* and require it to chain to this PEM CA */
+	/* require it to chain to this PEM CA; alone, the signature's own certificate is used */
+	const char *cafile;
 	int require_signatures;
 	/* Called for every finding; a non-zero return stops the check with that error. */
 	errcode_t (*finding)(void *ctx, const struct e2verity_finding *f);
@@ -669,18 +724,35 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
 /* ---- removing fs-verity ------------------------------------------------------- */
 
 /**
+ * e2verity_unseal_check() - whether e2verity_unseal_inode() may proceed
+ * @fs: open filesystem
+ * @ino: a sealed inode
+ *
+ * Everything e2verity_unseal_inode() validates before it writes: the flags,
+ * i_size, and that every block past the data is provably the file's own
+ * (inside the filesystem, not its metadata, in use, used by no other inode).
+ * Reads the bitmaps; writes nothing.
+ *
+ * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR,
+ * E2VERITY_ET_SIZE_TOO_LARGE, E2VERITY_ET_CORRUPT, E2VERITY_ET_META_* or an
+ * error from libext2fs.
+ */
+errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino);
+
+/**
  * e2verity_unseal_inode() - remove a file's fs-verity metadata
  * @fs: filesystem opened read-write, borrowed
  * @ino: a sealed inode
  * @freed: blocks released, or NULL
  *
- * Frees every block past the end of the data (the Merkle tree, descriptor and
- * size word), clears the verity and immutable flags and writes the inode.
+ * Runs the checks of e2verity_unseal_check() and writes nothing unless they
+ * pass.  Then clears the verity and immutable flags, writes the inode, and
+ * frees every block past the end of the data (the Merkle tree, descriptor
+ * and size word).
  * The data, i_size and the timestamps stay as they were; the filesystem's
  * verity feature stays set (other files may use it).
  *
- * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR or an error
- * from libext2fs.
+ * Return: 0, an error of e2verity_unseal_check(), or an error from libext2fs.
  */
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed);
 

@@ -89,6 +89,9 @@ errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
 	f->size = EXT2_I_SIZE(inode);
 	if (!LINUX_S_ISREG(inode->i_mode))
 		return E2VERITY_ET_NOT_REGULAR;
+	/* every offset derived from i_size must fit in 64 bits */
+	if (f->size > e2v_ext4_max_bytes(f->fs))
+		return E2VERITY_ET_SIZE_TOO_LARGE;
 	if (inode->i_flags & EXT4_INLINE_DATA_FL)
 		return E2VERITY_ET_INLINE_DATA;
 	if (!(inode->i_flags & EXT4_EXTENTS_FL))
@@ -153,6 +156,37 @@ errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t
 	if (run)
 		*run = e->lblk + e->len - lblk;
 	return 0;
+}
+
+blk64_t e2v_ext4_unmapped(const struct e2v_ext4_file *f, blk64_t first, blk64_t end,
+			  blk64_t *first_hole)
+{
+	blk64_t missing = 0, pos = first;
+
+	*first_hole = end;
+	for (const struct e2v_extent *e = e2v_find_extent(f, first);
+	     pos < end && e && e < f->extents + f->nr_extents; e++) {
+		blk64_t start = e->lblk > pos ? e->lblk : pos;
+		blk64_t stop = e->lblk + e->len < end ? e->lblk + e->len : end;
+
+		if (start >= end)
+			break;
+		/* an unwritten extent reads as zeros: as good as a hole */
+		if (e->uninit)
+			continue;
+		if (start > pos) {
+			if (!missing)
+				*first_hole = pos;
+			missing += start - pos;
+		}
+		pos = stop;
+	}
+	if (pos < end) {
+		if (!missing)
+			*first_hole = pos;
+		missing += end - pos;
+	}
+	return missing;
 }
 
 errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ext4_file.h - internal: read any byte range of an extent-mapped inode, find its verity metadata */
+/* ext4_file.h - internal: read any byte range of an extent-mapped inode, find its verity metadata
+ */
 #ifndef E2VERITY_EXT4_FILE_H
 #define E2VERITY_EXT4_FILE_H
 
@@ -51,6 +52,13 @@ errcode_t e2v_ext4_file_read_cb(void *ctx, void *buf, size_t count, uint64_t off
 errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t *pblk,
 			    blk64_t *run);
 
+/*
+ * How many of the logical blocks [@first, @end) are holes or unwritten, and
+ * the first of them in @first_hole (@end if none).
+ */
+blk64_t e2v_ext4_unmapped(const struct e2v_ext4_file *f, blk64_t first, blk64_t end,
+			  blk64_t *first_hole);
+
 /* The extent with the highest logical start, as the kernel finds it; NULL if none. */
 const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f);
 
@@ -77,5 +85,12 @@ void e2v_verity_meta_free(struct e2v_verity_meta *m);
  */
 errcode_t e2v_open_sealed(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f,
 			  struct e2v_verity_meta *m);
+
+/*
+ * past_eof.c: whether the blocks of @f from logical block @first on are
+ * provably the file's own (inside the filesystem, outside its metadata, in
+ * use, used by no other inode), so that freeing them harms nothing else.
+ */
+errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first);
 
 #endif /* E2VERITY_EXT4_FILE_H */

@@ -7,11 +7,28 @@
 /* ext4 addresses file blocks with 32 bits */
 #define E2V_EXT4_MAX_LBLK (1ULL << 32)
 
+uint64_t e2v_ext4_max_bytes(ext2_filsys fs)
+{
+	const unsigned int bits = e2v_ilog2(fs->blocksize);
+	/* extents start at 32-bit logical blocks; the kernel keeps the last one free */
+	uint64_t max = (E2V_EXT4_MAX_LBLK - 1) << bits;
+	/* without huge_file, i_blocks counts 2^32 - 1 sectors of 512 bytes at most */
+	uint64_t sectors = ((E2V_EXT4_MAX_LBLK - 1) >> (bits - 9)) << bits;
+
+	if (!ext2fs_has_feature_huge_file(fs->super) && sectors < max)
+		max = sectors;
+	return max;
+}
+
 errcode_t e2verity_ext4_layout(uint64_t data_size, uint64_t tree_size, uint32_t sig_size,
 			       unsigned int fs_block_size, struct e2verity_ext4_layout *l)
 {
 	if (sig_size > E2VERITY_MAX_SIGNATURE_SIZE)
 		return E2VERITY_ET_SIG_TOO_LARGE;
+	/* both are below 2^48 afterwards: the sums below cannot wrap */
+	if (data_size > E2V_EXT4_MAX_LBLK * fs_block_size ||
+	    tree_size > E2V_EXT4_MAX_LBLK * fs_block_size)
+		return E2VERITY_ET_FILE_TOO_LARGE;
 	l->merkle_pos = e2v_round_up(data_size, E2VERITY_EXT4_METADATA_ALIGN);
 	l->desc_pos = e2v_round_up(l->merkle_pos + tree_size, fs_block_size);
 	l->desc_size = E2VERITY_DESCRIPTOR_SIZE + sig_size;

@@ -20,14 +20,21 @@ static inline unsigned int e2v_ilog2(uint64_t n)
 	return 63 - __builtin_clzll(n);
 }
 
+/* never wraps, whatever @n an image claims */
 static inline uint64_t e2v_div_round_up(uint64_t n, uint64_t d)
 {
-	return (n + d - 1) / d;
+	return n / d + (n % d != 0);
 }
 
+/*
+ * Saturates at UINT64_MAX instead of wrapping to 0: a wrapped round-up made
+ * a loop read nothing forever.  Callers bound @n first (e2v_ext4_max_bytes()).
+ */
 static inline uint64_t e2v_round_up(uint64_t n, uint64_t align)
 {
-	return e2v_div_round_up(n, align) * align;
+	uint64_t q = e2v_div_round_up(n, align);
+
+	return q > UINT64_MAX / align ? UINT64_MAX : q * align;
 }
 
 /* On-disk fields are little-endian whatever the host is. */
@@ -70,6 +77,12 @@ static inline int e2v_all_zero(const void *buf, size_t len)
 
 	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
 }
+
+/*
+ * layout.c: the largest i_size an extent-mapped file of @fs can have, as the
+ * kernel's s_maxbytes; nothing larger comes from a sane image.
+ */
+uint64_t e2v_ext4_max_bytes(ext2_filsys fs);
 
 /* sha256_x2.c: SHA-256 with the x86 SHA extensions, one or two messages at a time */
 struct e2v_sha256_mid {

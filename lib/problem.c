@@ -31,6 +31,11 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "has no extents, so the kernel cannot find its verity descriptor" },
 	{ E2VERITY_PR_LAST_EXTENT_UNWRITTEN, "LAST_EXTENT_UNWRITTEN", E,
 	  "last extent (logical block %b) is unwritten, so the descriptor size word reads as 0" },
+	{ E2VERITY_PR_SIZE_TOO_LARGE, "SIZE_TOO_LARGE", E,
+	  "i_size %v exceeds %x, the largest size a file of this filesystem can have" },
+	{ E2VERITY_PR_ENCRYPT_NO_FEATURE, "ENCRYPT_NO_FEATURE", E,
+	  "has the encrypt flag but the filesystem lacks the encrypt feature: nothing in it can be "
+	  "encrypted, and the flag would hide it from checking" },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
 	  "descriptor size word at offset %o reads %v, should be %x" },
@@ -53,6 +58,12 @@ static const struct e2verity_problem e2v_problems[] = {
 	{ E2VERITY_PR_SIZE_WORD_UNUSUAL, "SIZE_WORD_UNUSUAL", W,
 	  "descriptor size word at offset %o reads %v, not %x (256 plus the signature size); the "
 	  "kernel accepts it" },
+	{ E2VERITY_PR_TREE_PAST_DESCRIPTOR, "TREE_PAST_DESCRIPTOR", E,
+	  "the descriptor's Merkle tree of %v bytes, from offset %o, runs past the descriptor at "
+	  "offset %x" },
+	{ E2VERITY_PR_TREE_HOLE, "TREE_HOLE", E,
+	  "Merkle tree block at offset %o is not allocated (%n of the tree's %v filesystem blocks "
+	  "are missing): the kernel reads zeros there and fails every read it checks with them" },
 
 	{ E2VERITY_PR_DESC_BAD_VERSION, "DESC_BAD_VERSION", E,
 	  "descriptor version is %v, should be 1" },
@@ -97,6 +108,8 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "built-in signature's certificate does not chain to the CA" },
 	{ E2VERITY_PR_UNSIGNED, "UNSIGNED", E,
 	  "has no built-in signature, and signatures are required" },
+	{ E2VERITY_PR_SIG_NO_SIGNER, "SIG_NO_SIGNER", E,
+	  "built-in signature does not carry its signer's certificate, and no --cert was given" },
 };
 
 #undef W

@@ -16,6 +16,7 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
 	struct e2v_verity_meta m;
 	uint8_t desc[E2VERITY_DESCRIPTOR_SIZE];
 	uint64_t size;
+	blk64_t hole;
 	errcode_t err;
 
 	*got = 0;
@@ -30,6 +31,14 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
 		if (err)
 			goto out;
 		size = g.tree_size;
+		/* a tree past the descriptor, or in holes, is a size the image only claims */
+		if (size > m.layout.desc_pos - m.layout.merkle_pos ||
+		    e2v_ext4_unmapped(&f, m.layout.merkle_pos / fs->blocksize,
+				      e2v_div_round_up(m.layout.merkle_pos + size, fs->blocksize),
+				      &hole)) {
+			err = E2VERITY_ET_CORRUPT;
+			goto out;
+		}
 		break;
 	case E2VERITY_METADATA_DESCRIPTOR:
 		size = E2VERITY_DESCRIPTOR_SIZE;

@@ -140,6 +140,8 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	if (!plan->inline_data && !(in->i_flags & EXT4_EXTENTS_FL))
 		return E2VERITY_ET_NO_EXTENTS;
 	plan->data_size = EXT2_I_SIZE(in);
+	if (plan->data_size > e2v_ext4_max_bytes(fs))
+		return E2VERITY_ET_SIZE_TOO_LARGE;
 	err = e2verity_geometry(&p, plan->data_size, &plan->geo);
 	if (err)
 		return err;
@@ -174,6 +176,12 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 
 		if (end > first_free)
 			plan->blocks_freed += end - (e->lblk > first_free ? e->lblk : first_free);
+	}
+	/* freeing a hostile extent would free another file's blocks or the filesystem's */
+	if (plan->blocks_freed) {
+		err = e2v_check_past_eof(&f, first_free);
+		if (err)
+			goto out;
 	}
 	err = e2v_extent_depth(fs, ino, in, &depth);
 	if (err)

@@ -2,6 +2,7 @@
 /* sign.c - fs-verity built-in signatures: detached PKCS#7 over the formatted digest */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +16,8 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs7.h>
+#include <openssl/store.h>
+#include <openssl/ui.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
@@ -26,12 +29,13 @@
  * the blob is small and carries nothing but the signature.  PKCS7_PARTIAL lets
  * the signer be added with the file's hash instead of OpenSSL's default.
  */
-#define E2V_PKCS7_SIGN_FLAGS                                                                       \
-	(PKCS7_BINARY | PKCS7_DETACHED | PKCS7_NOATTR | PKCS7_NOCERTS | PKCS7_PARTIAL)
+#define E2V_PKCS7_SIGN_FLAGS (PKCS7_BINARY | PKCS7_DETACHED | PKCS7_NOATTR | PKCS7_PARTIAL)
 
 struct e2verity_signer {
 	EVP_PKEY *pkey;
 	X509 *cert;
+	STACK_OF(X509) * chain; /* the other certificates of the certificate file */
+	int embed;		/* the certificates go into each signature */
 };
 
 /* The pass phrase handed to OpenSSL, and whether OpenSSL wanted one. */
@@ -98,42 +102,169 @@ fail:
 	return err;
 }
 
-static errcode_t e2v_load_key(const char *path, const char *key_pass, EVP_PKEY **ret)
+/*
+ * A key or certificate may be named by an OpenSSL 3 store URI ("file:...",
+ * "pkcs11:..." with a PKCS#11 provider) instead of a file name.  An existing
+ * file always wins, so that a file called "a:b" still loads as a file.
+ */
+static int e2v_is_uri(const char *name)
+{
+	const char *p = name;
+	struct stat st;
+
+	if (!isalpha((unsigned char)*p))
+		return 0;
+	while (isalnum((unsigned char)*p) || *p == '+' || *p == '-' || *p == '.')
+		p++;
+	return *p == ':' && p - name > 1 && stat(name, &st) != 0;
+}
+
+/*
+ * Loads what a store URI holds: the first private key (when @key is not NULL)
+ * and every certificate, in order.  The store asks for a pass phrase through
+ * the same callback as PEM files do.
+ */
+static errcode_t e2v_store_load(const char *uri, struct e2v_pass *pass, EVP_PKEY **key,
+				STACK_OF(X509) * certs)
+{
+	UI_METHOD *ui = UI_UTIL_wrap_read_pem_callback(e2v_pass_cb, 0);
+	OSSL_STORE_CTX *st = NULL;
+	OSSL_STORE_INFO *info;
+	errcode_t err = 0;
+
+	if (!ui)
+		return E2VERITY_ET_NO_MEMORY;
+	st = OSSL_STORE_open(uri, ui, pass, NULL, NULL);
+	if (!st) {
+		err = key ? E2VERITY_ET_KEY_LOAD : E2VERITY_ET_CERT_LOAD;
+		goto out;
+	}
+	for (int misses = 0; !OSSL_STORE_eof(st) && misses < 16;) {
+		info = OSSL_STORE_load(st);
+		if (!info) {
+			/* an object that cannot be decoded (a wrong pass phrase) ends the search */
+			if (OSSL_STORE_error(st))
+				break;
+			misses++;
+			continue;
+		}
+		if (key && !*key && OSSL_STORE_INFO_get_type(info) == OSSL_STORE_INFO_PKEY) {
+			*key = OSSL_STORE_INFO_get1_PKEY(info);
+		} else if (OSSL_STORE_INFO_get_type(info) == OSSL_STORE_INFO_CERT) {
+			X509 *x = OSSL_STORE_INFO_get1_CERT(info);
+
+			if (x && !sk_X509_push(certs, x)) {
+				X509_free(x);
+				err = E2VERITY_ET_NO_MEMORY;
+			}
+		}
+		OSSL_STORE_INFO_free(info);
+		if (err)
+			break;
+	}
+out:
+	OSSL_STORE_close(st);
+	UI_destroy_method(ui);
+	return err;
+}
+
+static errcode_t e2v_key_error(const struct e2v_pass *pass)
+{
+	if (!pass->asked)
+		return E2VERITY_ET_KEY_LOAD;
+	return pass->pass ? E2VERITY_ET_KEY_BAD_PASS : E2VERITY_ET_KEY_PASS_NEEDED;
+}
+
+static errcode_t e2v_load_key(const char *name, const char *key_pass, EVP_PKEY **ret,
+			      STACK_OF(X509) * certs)
 {
 	struct e2v_pass pass = { .pass = key_pass };
 	errcode_t err;
 	BIO *bio;
 
-	err = e2v_open_pem(path, &bio);
+	*ret = NULL;
+	if (e2v_is_uri(name)) {
+		err = e2v_store_load(name, &pass, ret, certs);
+		if (err)
+			return err;
+		return *ret ? 0 : e2v_key_error(&pass);
+	}
+	err = e2v_open_pem(name, &bio);
 	if (err)
 		return err;
 	/* skips other PEM blocks, so one file may hold both key and certificate */
 	*ret = PEM_read_bio_PrivateKey(bio, NULL, e2v_pass_cb, &pass);
 	BIO_free(bio);
-	if (*ret)
-		return 0;
-	if (!pass.asked)
-		return E2VERITY_ET_KEY_LOAD;
-	return key_pass ? E2VERITY_ET_KEY_BAD_PASS : E2VERITY_ET_KEY_PASS_NEEDED;
+	return *ret ? 0 : e2v_key_error(&pass);
 }
 
-static errcode_t e2v_load_cert(const char *path, X509 **ret)
+/* Every certificate of a PEM file or store URI, in order, onto @certs. */
+static errcode_t e2v_load_certs(const char *name, STACK_OF(X509) * certs)
 {
 	struct e2v_pass no_pass = { 0 };
 	errcode_t err;
 	BIO *bio;
+	X509 *x;
 
-	err = e2v_open_pem(path, &bio);
+	if (e2v_is_uri(name)) {
+		err = e2v_store_load(name, &no_pass, NULL, certs);
+		if (err)
+			return err;
+		return sk_X509_num(certs) > 0 ? 0 : E2VERITY_ET_CERT_LOAD;
+	}
+	err = e2v_open_pem(name, &bio);
 	if (err)
 		return err;
-	*ret = PEM_read_bio_X509(bio, NULL, e2v_pass_cb, &no_pass);
+	while ((x = PEM_read_bio_X509(bio, NULL, e2v_pass_cb, &no_pass))) {
+		if (!sk_X509_push(certs, x)) {
+			X509_free(x);
+			err = E2VERITY_ET_NO_MEMORY;
+			break;
+		}
+	}
 	BIO_free(bio);
-	return *ret ? 0 : E2VERITY_ET_CERT_LOAD;
+	if (err)
+		return err;
+	return sk_X509_num(certs) > 0 ? 0 : E2VERITY_ET_CERT_LOAD;
+}
+
+static errcode_t e2v_load_cert(const char *path, X509 **ret)
+{
+	STACK_OF(X509) *certs = sk_X509_new_null();
+	errcode_t err;
+
+	*ret = NULL;
+	if (!certs)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_load_certs(path, certs);
+	if (!err)
+		*ret = sk_X509_shift(certs);
+	sk_X509_pop_free(certs, X509_free);
+	return err;
+}
+
+/*
+ * The certificate that matches the key signs; the others of the file are its
+ * chain, so a bundle may list them in any order.
+ */
+static errcode_t e2v_pick_signer(struct e2verity_signer *s, STACK_OF(X509) * certs)
+{
+	for (int i = 0; i < sk_X509_num(certs); i++) {
+		if (X509_check_private_key(sk_X509_value(certs, i), s->pkey) == 1) {
+			s->cert = sk_X509_delete(certs, i);
+			s->chain = certs;
+			/* a certificate that vouches for itself is what the keyring holds */
+			s->embed = X509_self_signed(s->cert, 0) != 1;
+			return 0;
+		}
+	}
+	return E2VERITY_ET_KEY_CERT_MISMATCH;
 }
 
 errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
 			       struct e2verity_signer **ret)
 {
+	STACK_OF(X509) *key_certs = NULL, *certs = NULL;
 	struct e2verity_signer *s;
 	errcode_t err;
 
@@ -141,26 +272,53 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
 	if (!keyfile)
 		return E2VERITY_ET_KEY_LOAD;
 	s = calloc(1, sizeof(*s));
-	if (!s)
+	key_certs = sk_X509_new_null();
+	certs = sk_X509_new_null();
+	if (!s || !key_certs || !certs) {
+		free(s);
+		sk_X509_free(key_certs);
+		sk_X509_free(certs);
 		return E2VERITY_ET_NO_MEMORY;
+	}
 	/* errors we raise are ours: leave the caller's queue as we found it */
 	ERR_set_mark();
-	err = e2v_load_key(keyfile, key_pass, &s->pkey);
+	err = e2v_load_key(keyfile, key_pass, &s->pkey, key_certs);
 	if (err)
 		goto out;
-	err = e2v_load_cert(certfile ? certfile : keyfile, &s->cert);
-	if (err)
-		goto out;
-	if (X509_check_private_key(s->cert, s->pkey) != 1) {
-		err = E2VERITY_ET_KEY_CERT_MISMATCH;
-		goto out;
+	if (certfile) {
+		err = e2v_load_certs(certfile, certs);
+	} else if (sk_X509_num(key_certs) > 0) {
+		/* a store holds the certificate with the key */
+		sk_X509_pop_free(certs, X509_free);
+		certs = key_certs;
+		key_certs = NULL;
+	} else {
+		err = e2v_load_certs(keyfile, certs);
 	}
+	if (err)
+		goto out;
+	err = e2v_pick_signer(s, certs);
+	if (err)
+		goto out;
+	certs = NULL;
 	*ret = s;
 	s = NULL;
 out:
+	sk_X509_pop_free(key_certs, X509_free);
+	sk_X509_pop_free(certs, X509_free);
 	e2verity_signer_free(s);
 	ERR_pop_to_mark();
 	return err;
+}
+
+void e2verity_signer_set_embed(struct e2verity_signer *s, int embed)
+{
+	s->embed = !!embed;
+}
+
+int e2verity_signer_embeds(const struct e2verity_signer *s)
+{
+	return s->embed;
 }
 
 void e2verity_signer_free(struct e2verity_signer *s)
@@ -169,12 +327,14 @@ void e2verity_signer_free(struct e2verity_signer *s)
 		return;
 	EVP_PKEY_free(s->pkey);
 	X509_free(s->cert);
+	sk_X509_pop_free(s->chain, X509_free);
 	free(s);
 }
 
 static errcode_t e2v_pkcs7_sign(const struct e2verity_signer *s, const EVP_MD *md,
 				const uint8_t *msg, size_t msg_len, uint8_t **sig, size_t *sig_size)
 {
+	const int flags = E2V_PKCS7_SIGN_FLAGS | (s->embed ? 0 : PKCS7_NOCERTS);
 	errcode_t err = E2VERITY_ET_SIGN;
 	PKCS7 *p7 = NULL;
 	uint8_t *p;
@@ -184,15 +344,20 @@ static errcode_t e2v_pkcs7_sign(const struct e2verity_signer *s, const EVP_MD *m
 	bio = BIO_new_mem_buf(msg, msg_len);
 	if (!bio)
 		return E2VERITY_ET_NO_MEMORY;
-	p7 = PKCS7_sign(NULL, NULL, NULL, bio, E2V_PKCS7_SIGN_FLAGS);
-	if (!p7 || !PKCS7_sign_add_signer(p7, s->cert, s->pkey, md, E2V_PKCS7_SIGN_FLAGS) ||
-	    PKCS7_final(p7, bio, E2V_PKCS7_SIGN_FLAGS) != 1)
+	/* with the certificates, the kernel can chain the signer to a CA in its keyring */
+	p7 = PKCS7_sign(NULL, NULL, NULL, bio, flags);
+	if (!p7 || !PKCS7_sign_add_signer(p7, s->cert, s->pkey, md, flags))
+		goto out;
+	for (int i = 0; s->embed && i < sk_X509_num(s->chain); i++)
+		if (!PKCS7_add_certificate(p7, sk_X509_value(s->chain, i)))
+			goto out;
+	if (PKCS7_final(p7, bio, flags) != 1)
 		goto out;
 	len = i2d_PKCS7(p7, NULL);
 	if (len <= 0)
 		goto out;
 	if ((size_t)len > E2VERITY_MAX_SIGNATURE_SIZE) {
-		err = E2VERITY_ET_SIG_TOO_LARGE;
+		err = s->embed ? E2VERITY_ET_CHAIN_TOO_LARGE : E2VERITY_ET_SIG_TOO_LARGE;
 		goto out;
 	}
 	*sig = malloc(len);
@@ -269,11 +434,27 @@ static errcode_t e2v_parse_pkcs7(const uint8_t *sig, size_t sig_size, PKCS7 **re
 }
 
 /*
+ * The kernel finds the CA of the last certificate it can chain only through
+ * that certificate's Authority Key Identifier, never by name as OpenSSL can:
+ * a certificate issued by a trusted CA without one is refused at open.
+ */
+static errcode_t e2v_kernel_can_chain(STACK_OF(X509) * chain)
+{
+	int n = sk_X509_num(chain);
+
+	if (n < 2)
+		return 0;
+	if (X509_get_ext_by_NID(sk_X509_value(chain, n - 2), NID_authority_key_identifier, -1) < 0)
+		return E2VERITY_ET_CERT_UNTRUSTED;
+	return 0;
+}
+
+/*
  * Like the kernel's .fs-verity keyring, any certificate in @cafile is a trust
  * anchor (an intermediate will do), and validity dates are not checked: an
  * image is often verified long after it was signed.
  */
-static errcode_t e2v_check_chain(X509 *cert, const char *cafile)
+static errcode_t e2v_check_chain(X509 *cert, STACK_OF(X509) * untrusted, const char *cafile)
 {
 	struct e2v_pass no_pass = { 0 };
 	X509_STORE_CTX *ctx = NULL;
@@ -309,9 +490,12 @@ static errcode_t e2v_check_chain(X509 *cert, const char *cafile)
 	X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME);
 	err = E2VERITY_ET_NO_MEMORY;
 	ctx = X509_STORE_CTX_new();
-	if (!ctx || X509_STORE_CTX_init(ctx, store, cert, NULL) != 1)
+	/* the certificates the signature carries may link the signer to the CA */
+	if (!ctx || X509_STORE_CTX_init(ctx, store, cert, untrusted) != 1)
 		goto out;
 	err = X509_verify_cert(ctx) == 1 ? 0 : E2VERITY_ET_CERT_UNTRUSTED;
+	if (!err)
+		err = e2v_kernel_can_chain(X509_STORE_CTX_get0_chain(ctx));
 out:
 	X509_STORE_CTX_free(ctx);
 	X509_STORE_free(store);
@@ -319,11 +503,28 @@ out:
 	return err;
 }
 
+/* The signer, found among the certificates the signature carries. */
+static errcode_t e2v_signer_in_message(PKCS7 *p7, X509 **signer)
+{
+	STACK_OF(X509) * signers;
+
+	*signer = NULL;
+	signers = PKCS7_get0_signers(p7, NULL, PKCS7_BINARY);
+	if (!signers || sk_X509_num(signers) != 1) {
+		sk_X509_free(signers);
+		return E2VERITY_ET_SIGNER_NOT_FOUND;
+	}
+	*signer = sk_X509_value(signers, 0);
+	X509_up_ref(*signer);
+	sk_X509_free(signers);
+	return 0;
+}
+
 errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
 				    size_t sig_size, const char *certfile, const char *cafile)
 {
-	/* the signer is looked up only among the certificates given, never the message's */
-	const int flags = PKCS7_BINARY | PKCS7_NOINTERN | PKCS7_NOVERIFY;
+	/* the signer is the certificate given, or else the one the message carries */
+	const int flags = PKCS7_BINARY | PKCS7_NOVERIFY | (certfile ? PKCS7_NOINTERN : 0);
 	uint8_t msg[E2VERITY_FORMATTED_DIGEST_MAX];
 	STACK_OF(X509) *certs = NULL;
 	X509 *cert = NULL;
@@ -335,13 +536,13 @@ errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, con
 	err = e2verity_formatted_digest(alg, digest, msg, &msg_len);
 	if (err)
 		return err;
-	if (!certfile)
+	if (!certfile && !cafile)
 		return E2VERITY_ET_CERT_LOAD;
 	ERR_set_mark();
 	err = e2v_parse_pkcs7(sig, sig_size, &p7);
 	if (err)
 		goto out;
-	err = e2v_load_cert(certfile, &cert);
+	err = certfile ? e2v_load_cert(certfile, &cert) : e2v_signer_in_message(p7, &cert);
 	if (err)
 		goto out;
 	err = E2VERITY_ET_NO_MEMORY;
@@ -353,11 +554,23 @@ errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, con
 		err = E2VERITY_ET_SIG_INVALID;
 		goto out;
 	}
-	err = cafile ? e2v_check_chain(cert, cafile) : 0;
+	err = cafile ? e2v_check_chain(cert, p7->d.sign->cert, cafile) : 0;
 out:
 	BIO_free(data);
 	sk_X509_free(certs);
 	X509_free(cert);
+	PKCS7_free(p7);
+	ERR_pop_to_mark();
+	return err;
+}
+
+errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size)
+{
+	PKCS7 *p7;
+	errcode_t err;
+
+	ERR_set_mark();
+	err = e2v_parse_pkcs7(sig, sig_size, &p7);
 	PKCS7_free(p7);
 	ERR_pop_to_mark();
 	return err;

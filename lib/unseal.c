@@ -2,53 +2,92 @@
 /* unseal.c - remove a file's fs-verity metadata: free the blocks past EOF, clear the flag */
 #include "config.h"
 
-#include "private.h"
+#include "ext4_file.h"
+
+/*
+ * Everything that can refuse the unseal, before anything is written.  On
+ * success @f is open (unless the data is inline: nothing lies past EOF then).
+ */
+static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f,
+				     int *opened)
+{
+	struct ext2_inode inode;
+	errcode_t err;
+
+	*opened = 0;
+	err = ext2fs_read_inode(fs, ino, &inode);
+	if (err)
+		return err;
+	if (!(inode.i_flags & EXT4_VERITY_FL))
+		return E2VERITY_ET_NOT_SEALED;
+	if (!LINUX_S_ISREG(inode.i_mode))
+		return E2VERITY_ET_NOT_REGULAR;
+	if (inode.i_flags & EXT4_INLINE_DATA_FL)
+		return 0;
+	/* checks i_size and that every extent lies inside the filesystem */
+	err = e2v_ext4_file_open(fs, ino, f);
+	if (err)
+		return err;
+	*opened = 1;
+	/*
+	 * Everything past the data block holding EOF is metadata (or, at most,
+	 * zeros before the tree): without the verity flag e2fsck would call
+	 * any of it a bad i_size.
+	 */
+	return e2v_check_past_eof(f, e2v_div_round_up(f->size, fs->blocksize));
+}
+
+errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct e2v_ext4_file f;
+	int opened;
+	errcode_t err;
+
+	err = e2v_unseal_validate(fs, ino, &f, &opened);
+	if (opened)
+		e2v_ext4_file_close(&f);
+	return err;
+}
 
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
 {
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
-	blk64_t before;
-	uint64_t size;
+	struct e2v_ext4_file f;
+	blk64_t before, first;
+	int opened, punch;
 	errcode_t err;
 
 	if (freed)
 		*freed = 0;
+	err = e2v_unseal_validate(fs, ino, &f, &opened);
+	if (err)
+		goto out;
 	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
 	if (err)
-		return err;
-	if (!(in->i_flags & EXT4_VERITY_FL))
-		return E2VERITY_ET_NOT_SEALED;
-	if (!LINUX_S_ISREG(in->i_mode))
-		return E2VERITY_ET_NOT_REGULAR;
-	/* punching frees blocks in the bitmap: it must be loaded to be written back */
-	if (!fs->block_map) {
-		err = ext2fs_read_block_bitmap(fs);
-		if (err)
-			return err;
-	}
-	size = EXT2_I_SIZE(in);
+		goto out;
+	first = e2v_div_round_up(EXT2_I_SIZE(in), fs->blocksize);
+	punch = opened && e2v_ext4_last_extent(&f) &&
+		e2v_ext4_last_extent(&f)->lblk + e2v_ext4_last_extent(&f)->len > first;
 	before = ext2fs_get_stat_i_blocks(fs, in);
 	/*
-	 * Everything past the data block holding EOF is metadata (or, at most,
-	 * zeros before the tree): without the verity flag e2fsck would call
-	 * any of it a bad i_size.  Inline data has nothing past EOF.
+	 * The flag goes first: should freeing fail, the file is left unsealed
+	 * with blocks past EOF (e2fsck trims them), never sealed without its
+	 * metadata.  The kernel never sets immutable; seal --immutable does.
 	 */
-	if (!(in->i_flags & EXT4_INLINE_DATA_FL)) {
-		err = e2v_punch_past(fs, ino, in, e2v_div_round_up(size, fs->blocksize));
-		if (err)
-			return err;
-		/* punch wrote its copy of the inode's first 128 bytes; take them all again */
-		err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
-		if (err)
-			return err;
-	}
-	/* the kernel never sets immutable; e2verity seal --immutable does, for sealing */
 	in->i_flags &= ~(EXT4_VERITY_FL | EXT2_IMMUTABLE_FL);
 	err = ext2fs_write_inode_full(fs, ino, in, sizeof(inode));
+	if (err || !punch)
+		goto out;
+	err = e2v_punch_past(fs, ino, in, first);
 	if (err)
-		return err;
-	if (freed)
+		goto out;
+	/* punch wrote its copy of the inode's first 128 bytes; take them all again */
+	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
+	if (!err && freed)
 		*freed = (before - ext2fs_get_stat_i_blocks(fs, in)) / (fs->blocksize / 512);
-	return 0;
+out:
+	if (opened)
+		e2v_ext4_file_close(&f);
+	return err;
 }

@@ -5,6 +5,8 @@ set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 	libext2fs-dev comerr-dev e2fsprogs libssl-dev openssl check
 	fsverity groff-base
+	debhelper lintian
+	clang libclang-rt-14-dev valgrind
 	qemu-system-x86 linux-image-amd64 busybox-static keyutils cpio"
 missing=
 for p in $PKGS; do

@@ -18,6 +18,8 @@ struct e2v_command {
 	int (*func)(const struct e2v_command *cmd, int argc, char *argv[]);
 	const char *summary;
 	const char *usage; /* options, after "e2verity NAME" */
+	/* exit status of a usage error and of a failure; 0: E2V_EXIT_USAGE, E2V_EXIT_FAILURE */
+	int usage_status, failure_status;
 };
 
 extern const char *e2v_prog;
@@ -34,7 +36,8 @@ enum {
 	OPT_KEY,
 	OPT_CERT,
 	OPT_KEY_PASS,
-	OPT_HELP,
+	OPT_EMBED_CERT,
+	OPT_NO_EMBED_CERT,
 	OPT_FIRST_PRIVATE, /* commands number their own options from here */
 };
 
@@ -43,8 +46,7 @@ enum {
 	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },              \
 	{ "salt", required_argument, NULL, OPT_SALT },                          \
 	{ "out-merkle-tree", required_argument, NULL, OPT_OUT_MERKLE_TREE },    \
-	{ "out-descriptor", required_argument, NULL, OPT_OUT_DESCRIPTOR },      \
-	{ "help", no_argument, NULL, OPT_HELP }
+	{ "out-descriptor", required_argument, NULL, OPT_OUT_DESCRIPTOR }
 
 /* what the tree options collect */
 struct e2v_tree_opts {
@@ -57,13 +59,97 @@ struct e2v_tree_opts {
 /* 1 if @opt was a tree option (parsed into @t), 0 if not, -1 on a bad value */
 int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t);
 
+/* ---- cli.c: the layer every command shares ---------------------------------- */
+
+/* the same words for the same mistake, in every command */
+#define E2V_MSG_RELATIVE "'%s' is not an absolute path inside the image (paths start with '/')"
+
 void e2v_usage(const struct e2v_command *cmd, FILE *f);
+/* `e2verity help CMD`, `CMD --help`: the summary and the usage, on stdout */
+void e2v_help(const struct e2v_command *cmd);
+/* Prints "e2verity CMD: <reason>" (when @fmt) and the usage; returns the usage status. */
 int e2v_usage_error(const struct e2v_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int e2v_status_usage(const struct e2v_command *cmd);
+int e2v_status_failure(const struct e2v_command *cmd);
 void e2v_error(errcode_t err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* hashing threads when the user gives none: one per online CPU */
+/* 1 if --help or -h comes before any "--": the dispatcher answers it for every command */
+int e2v_wants_help(int argc, char *argv[]);
+
+/*
+ * One option loop for every command: getopt_long, plus a refusal of an option
+ * with a value given twice (unless listed in @repeatable), which would
+ * otherwise silently replace the first.  On '?', the message and the usage
+ * are printed and @status is the exit status.
+ */
+#define E2V_MAX_OPTION 512
+struct e2v_getopt {
+	const struct e2v_command *cmd;
+	int argc;
+	char **argv;
+	const char *shortopts;
+	const struct option *longopts;
+	const int *repeatable; /* option values that may repeat; 0-terminated, or NULL */
+	unsigned char seen[E2V_MAX_OPTION];
+	int status;
+};
+void e2v_getopt_init(struct e2v_getopt *g, const struct e2v_command *cmd, int argc, char *argv[],
+		     const char *shortopts, const struct option *longopts);
+int e2v_getopt(struct e2v_getopt *g);
+/* A bad option value: prints "e2verity CMD: <reason>" and the usage, sets @status, returns '?'. */
+int e2v_getopt_bad(struct e2v_getopt *g, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Flushes stdout; a failed write (a full disk, a closed pipe) is reported: returns -1. */
+int e2v_flush_stdout(void);
+
+/*
+ * Paths inside an image, the same in every command: "//" and "/./" folded, a
+ * trailing '/' dropped ("..": left to the lookup).  In place; -1 if not absolute.
+ */
+int e2v_normalize_path(char *path);
+/* Normalises command-line paths; a relative one is a usage error (returns its status). */
+int e2v_image_paths(const struct e2v_command *cmd, char **paths, int n);
+
+/* "sha256:<hex>", the form of `fsverity digest` and `fsverity measure` */
+#define E2V_DIGEST_STRING_MAX (8 + 2 * E2VERITY_MAX_DIGEST_SIZE + 1)
+void e2v_format_digest(unsigned int alg, const uint8_t *digest, char *out);
+
+/* hashing threads: -j N from 1 to E2V_THREADS_MAX; by default one per online CPU, at most 16 */
+#define E2V_THREADS_MAX 64
+#define E2V_DEFAULT_THREADS_MAX 16
 unsigned int e2v_default_threads(void);
+int e2v_parse_threads(const char *arg, unsigned int *out);
+
+/*
+ * Progress, one style for every command: a line redrawn on a terminal's
+ * stderr (nothing when it is not a terminal), and e2fsck -C's machine lines
+ * ("PASS DONE TOTAL DEVICE") on a descriptor.
+ */
+struct e2v_progress {
+	int bar, fd, pass, last, drawn;
+	const char *device;
+};
+void e2v_progress_init(struct e2v_progress *p, int bar, int fd, const char *device);
+int e2v_progress_active(const struct e2v_progress *p);
+void e2v_progress_update(struct e2v_progress *p, uint64_t done, uint64_t total, const char *label);
+/* Erases the line before other output. */
+void e2v_progress_clear(struct e2v_progress *p);
+
+/*
+ * What is wrong with an image file before libext2fs sees it: missing, a
+ * directory, compressed (@reason then says so).  Returns 0 or an errno-like code.
+ */
+errcode_t e2v_image_precheck(const char *image, const char **reason);
+/* Reports a failure to open @image in the one wording every command uses. */
+void e2v_report_image_error(errcode_t err, const char *doing, const char *image, int writable);
+/* Opens @image as e2v_open_image() does, and reports a failure. */
+errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs);
+/* Looks up an absolute @path inside @image, and reports a failure in plain words. */
+errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino);
+
+/* ---- util.c -------------------------------------------------------------------- */
 
 void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex);
 /* Parses hex; returns the number of bytes, or -1 if not hex or longer than @max. */
@@ -93,12 +179,28 @@ errcode_t e2v_open_image(const char *image, int writable, ext2_filsys *fs, const
 /* The inode of an absolute path inside the image. */
 errcode_t e2v_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino);
 
+/* the signing options of sign and seal */
+struct e2v_signer_opts {
+	const char *keyfile, *certfile;
+	const char *key_pass; /* openssl's -passin forms, or the pass phrase itself */
+	int embed;	      /* -1: the library decides; 0 or 1: --no-embed-cert, --embed-cert */
+};
+
+#define E2V_SIGNER_LONG_OPTIONS                                                                    \
+	{ "key", required_argument, NULL, OPT_KEY },                                               \
+	{ "cert", required_argument, NULL, OPT_CERT },                                             \
+	{ "key-pass", required_argument, NULL, OPT_KEY_PASS },                                     \
+	{ "embed-cert", no_argument, NULL, OPT_EMBED_CERT },                                       \
+	{ "no-embed-cert", no_argument, NULL, OPT_NO_EMBED_CERT }
+
+/* 1 if @opt was a signer option (stored in @o), else 0 */
+int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o);
+
 /*
- * Loads a signing key (asking for its pass phrase on a terminal when needed)
- * and names the file an error concerns.
+ * Loads a signing key (the pass phrase from --key-pass's source, or asked for
+ * on a terminal when needed) and reports an error naming the file or source.
  */
-errcode_t e2v_load_signer(const char *keyfile, const char *certfile, const char *key_pass,
-			  struct e2verity_signer **signer);
+errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer);
 const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile);
 /* an e2verity_sign_fn over e2verity_sign_digest(); @ctx is the signer */
 errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,

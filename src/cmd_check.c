@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,13 +15,12 @@
 #define FSCK_OK 0
 #define FSCK_UNCORRECTED 4
 #define FSCK_ERROR 8
-#define FSCK_USAGE 16
 
 enum {
 	OPT_CA = OPT_FIRST_PRIVATE,
 	OPT_REQUIRE_SIGNATURES,
 	OPT_JSON,
-	OPT_THREADS,
+	OPT_PROGRESS,
 };
 
 /* One file's result with the findings that belong to it, kept for printing at the end */
@@ -32,7 +32,8 @@ struct e2v_checked {
 
 struct e2v_check_cli {
 	const char *image;
-	int json, verbose, progress;
+	int json, verbose;
+	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
 	struct e2verity_finding *findings;
 	size_t nr_findings, cap_findings;
@@ -40,7 +41,6 @@ struct e2v_check_cli {
 	size_t nr_files, cap_files;
 	size_t pending_findings; /* findings of the file being checked */
 	const char *next_path;	 /* the path of the file being checked, when given */
-	int last_percent;
 };
 
 static int e2v_grow(void **v, size_t *cap, size_t n, size_t size)
@@ -87,13 +87,14 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 static void e2v_on_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct e2v_check_cli *c = ctx;
-	int percent = total ? (int)(done * 100 / total) : 100;
 
-	if (percent == c->last_percent)
-		return;
-	c->last_percent = percent;
-	fprintf(stderr, "\r%s: checking, %3d%% of the sealed data hashed", c->image, percent);
-	fflush(stderr);
+	e2v_progress_update(&c->progress, done, total, "of the sealed data hashed");
+}
+
+/* Which files the output lists: all of them in JSON or with -v, else those with findings */
+static int e2v_listed(const struct e2v_check_cli *c, const struct e2v_checked *r)
+{
+	return c->json || c->verbose || r->nr_findings;
 }
 
 /* Names the files found by scanning the image, in one walk of its directories. */
@@ -110,16 +111,16 @@ static errcode_t e2v_name_files(struct e2v_check_cli *c, ext2_filsys fs)
 		err = ENOMEM;
 		goto out;
 	}
-	/* only what will be printed: every file with -v or --json -v, else those with findings */
+	/* only what will be printed: every file with -v or --json, else those with findings */
 	for (size_t i = 0; i < c->nr_files; i++)
-		if (!c->files[i].path && (c->verbose || c->files[i].nr_findings))
+		if (!c->files[i].path && e2v_listed(c, &c->files[i]))
 			inos[n++] = c->files[i].file.ino;
 	err = e2verity_inode_paths(fs, inos, n, paths);
 	if (err)
 		goto out;
 	n = 0;
 	for (size_t i = 0; i < c->nr_files; i++)
-		if (!c->files[i].path && (c->verbose || c->files[i].nr_findings))
+		if (!c->files[i].path && e2v_listed(c, &c->files[i]))
 			c->files[i].path = paths[n++];
 out:
 	free(inos);
@@ -134,15 +135,8 @@ static const char *e2v_status_word(const struct e2verity_check_file *f)
 
 static void e2v_digest_string(const struct e2verity_check_file *f, char *out)
 {
-	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(f->desc.hash_algorithm);
-	size_t len = strlen(alg->name);
-
-	memcpy(out, alg->name, len);
-	out[len] = ':';
-	e2v_bin2hex(f->digest, f->digest_size, out + len + 1);
+	e2v_format_digest(f->desc.hash_algorithm, f->digest, out);
 }
-
-#define E2V_DIGEST_STRING_MAX (8 + 2 * E2VERITY_MAX_DIGEST_SIZE + 1)
 
 static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_stats *st)
 {
@@ -257,8 +251,7 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_string(&j, "image", c->image);
 	e2v_json_begin_array(&j, "files");
 	for (size_t i = 0; i < c->nr_files; i++)
-		if (c->verbose || c->files[i].nr_findings)
-			e2v_json_file(c, &j, &c->files[i]);
+		e2v_json_file(c, &j, &c->files[i]);
 	e2v_json_end_array(&j);
 	e2v_json_begin_object(&j, "summary");
 	e2v_json_uint(&j, "files", st->files);
@@ -276,23 +269,14 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_end_object(&j);
 }
 
-static int e2v_parse_threads(const char *arg, unsigned int *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || v < 1 || v > 64)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Checks the named files, or the whole image; *@doing/@what name a failure. */
+/*
+ * Checks the named files, or the whole image; *@doing/@what name a failure
+ * that stops the run.  A path that cannot be looked up is reported and counted
+ * in *@missing, and the others are checked all the same.
+ */
 static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **paths, int npaths,
-			       struct e2verity_check_stats *st, const char **doing,
-			       const char **what)
+			       struct e2verity_check_stats *st, unsigned int *missing,
+			       const char **doing, const char **what)
 {
 	ext2_ino_t *inos;
 	errcode_t err = 0;
@@ -306,14 +290,13 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 	if (!inos)
 		return ENOMEM;
 	/* every path first: a typo is reported before minutes of hashing */
-	*doing = "looking up";
+	for (int i = 0; i < npaths; i++)
+		if (e2v_cli_lookup(fs, c->image, paths[i], &inos[i]))
+			(*missing)++;
+	*doing = "checking";
 	for (int i = 0; i < npaths && !err; i++) {
-		*what = paths[i];
-		err = e2v_lookup_path(fs, paths[i], &inos[i]);
-	}
-	if (!err)
-		*doing = "checking";
-	for (int i = 0; i < npaths && !err; i++) {
+		if (!inos[i])
+			continue;
 		*what = paths[i];
 		c->next_path = paths[i];
 		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
@@ -323,6 +306,20 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 	return err;
 }
 
+/* -C FD: 0 draws a bar on a terminal, any other number gets e2fsck's machine lines */
+static int e2v_parse_fd(const char *arg, int *fd)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (arg[0] == '-' || errno || end == arg || *end || v > 1 << 20)
+		return -1;
+	*fd = v;
+	return 0;
+}
+
 int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
@@ -330,22 +327,24 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		{ "ca", required_argument, NULL, OPT_CA },
 		{ "require-signatures", no_argument, NULL, OPT_REQUIRE_SIGNATURES },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "progress", no_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct e2v_check_cli c = { .last_percent = -1 };
+	struct e2v_check_cli c = { 0 };
 	struct e2verity_check_stats st = { 0 };
 	const char *doing = "opening", *what;
 	char errbuf[512];
 	ext2_filsys fs = NULL;
+	struct e2v_getopt g;
+	unsigned int missing = 0;
+	int opt, status, bar = 0, progress_fd = -1;
 	errcode_t err;
-	int opt, status;
 
-	c.opts.threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-	while ((opt = getopt_long(argc, argv, "j:pv", longopts, NULL)) != -1) {
+	c.opts.threads = e2v_default_threads();
+	e2v_getopt_init(&g, cmd, argc, argv, "j:C:pv", longopts);
+	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
 			c.opts.certfile = optarg;
@@ -360,60 +359,70 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 			c.json = 1;
 			break;
 		case 'j':
-		case OPT_THREADS:
-			if (e2v_parse_threads(optarg, &c.opts.threads)) {
-				e2v_usage_error(cmd, "invalid thread count '%s' (1 to 64)", optarg);
-				return FSCK_USAGE;
+			if (e2v_parse_threads(optarg, &c.opts.threads))
+				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
+						       optarg, E2V_THREADS_MAX);
+			break;
+		case 'C':
+			if (e2v_parse_fd(optarg, &progress_fd))
+				return e2v_usage_error(cmd, "invalid file descriptor '%s'", optarg);
+			if (progress_fd == 0) {
+				bar = 1;
+				progress_fd = -1;
 			}
 			break;
+		case OPT_PROGRESS:
+			bar = 1;
+			break;
 		case 'p':
-			c.progress = 1;
+			/* e2fsck's -p (preen): check never repairs, so there is nothing to ask */
 			break;
 		case 'v':
 			c.verbose = 1;
 			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			return FSCK_OK;
 		default:
-			e2v_usage_error(cmd, NULL);
-			return FSCK_USAGE;
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
-	if (optind >= argc) {
-		e2v_usage_error(cmd, "no IMAGE given");
-		return FSCK_USAGE;
-	}
-	if (c.opts.cafile && !c.opts.certfile) {
-		e2v_usage_error(cmd, "--ca needs --cert");
-		return FSCK_USAGE;
-	}
+	if (optind >= argc)
+		return e2v_usage_error(cmd, "no IMAGE given");
 	c.image = argv[optind++];
-	for (int i = optind; i < argc; i++) {
-		if (argv[i][0] != '/') {
-			e2v_usage_error(cmd, "'%s' is not an absolute path inside the image",
-					argv[i]);
-			return FSCK_USAGE;
-		}
-	}
+	status = e2v_image_paths(cmd, argv + optind, argc - optind);
+	if (status)
+		return status;
+	if (progress_fd >= 0 && fcntl(progress_fd, F_GETFD) < 0)
+		return e2v_usage_error(cmd, "-C %d: no such open file descriptor", progress_fd);
+	e2v_progress_init(&c.progress, bar, progress_fd, c.image);
 	c.opts.finding = e2v_on_finding;
 	c.opts.file_done = e2v_on_file;
 	c.opts.ctx = &c;
-	if (c.progress && isatty(STDERR_FILENO))
+	if (e2v_progress_active(&c.progress))
 		c.opts.progress = e2v_on_progress;
 
 	what = c.image;
-	err = e2v_open_image(c.image, 0, &fs, &doing);
+	err = e2v_cli_open_image(c.image, 0, &fs);
+	if (err) {
+		/* reported by the opening: not twice */
+		snprintf(errbuf, sizeof(errbuf), "%s while opening '%s'", error_message(err),
+			 c.image);
+		status = FSCK_ERROR;
+		goto print;
+	}
 	/* one set of hashing threads for all the files */
-	if (!err && c.opts.threads > 1) {
+	if (c.opts.threads > 1) {
 		doing = "starting hashing threads for";
 		err = e2verity_workers_new(c.opts.threads, &c.opts.workers);
 	}
 	if (!err)
-		err = e2v_run_check(&c, fs, argv + optind, argc - optind, &st, &doing, &what);
-	if (c.opts.progress && c.last_percent >= 0)
-		fprintf(stderr, "\r%*s\r", 70, "");
+		err = e2v_run_check(&c, fs, argv + optind, argc - optind, &st, &missing, &doing,
+				    &what);
+	e2v_progress_clear(&c.progress);
 	status = st.failed ? FSCK_UNCORRECTED : FSCK_OK;
+	if (missing) {
+		snprintf(errbuf, sizeof(errbuf), "%u of the given paths not found in '%s'", missing,
+			 c.image);
+		status |= FSCK_ERROR;
+	}
 	if (err) {
 		e2v_error(err, "while %s '%s'", doing, what);
 		snprintf(errbuf, sizeof(errbuf), "%s while %s '%s'", error_message(err), doing,
@@ -433,14 +442,13 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	e2verity_workers_free(c.opts.workers);
 	if (fs)
 		ext2fs_close_free(&fs);
+print:
 	if (c.json)
 		e2v_print_json(&c, &st, status & FSCK_ERROR ? errbuf : NULL, status);
-	else if (!(status & FSCK_ERROR) || c.nr_files)
+	else if (!(status & FSCK_ERROR) || c.nr_files || missing)
 		e2v_print_text(&c, &st);
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+	if (e2v_flush_stdout())
 		status |= FSCK_ERROR;
-	}
 	for (size_t i = 0; i < c.nr_files; i++)
 		free(c.files[i].path);
 	free(c.files);

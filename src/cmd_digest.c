@@ -16,9 +16,11 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 		{ NULL, 0, NULL, 0 },
 	};
 	struct e2v_tree_opts t = { 0 };
+	struct e2v_getopt g;
 	int compact = 0, for_builtin_sig = 0, opt, r;
 
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	e2v_getopt_init(&g, cmd, argc, argv, "", longopts);
+	while ((opt = e2v_getopt(&g)) != -1) {
 		r = e2v_parse_tree_option(opt, optarg, &t);
 		if (r < 0)
 			return e2v_usage_error(cmd, NULL);
@@ -31,11 +33,8 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 		case OPT_FOR_BUILTIN_SIG:
 			for_builtin_sig = 1;
 			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			return E2V_EXIT_OK;
 		default:
-			return e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
 	if (optind >= argc)
@@ -57,21 +56,20 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 			e2v_error(err, "while %s '%s'", doing, argv[i]);
 			return E2V_EXIT_FAILURE;
 		}
+		if (!compact) {
+			e2v_digest_line(stdout, t.params.hash_alg, res.digest, argv[i],
+					for_builtin_sig);
+			continue;
+		}
 		if (for_builtin_sig) {
 			e2verity_formatted_digest(t.params.hash_alg, res.digest, formatted, &len);
 			e2v_bin2hex(formatted, len, hex);
 		} else {
 			e2v_bin2hex(res.digest, res.digest_size, hex);
 		}
-		if (compact)
-			printf("%s\n", hex);
-		else
-			e2v_digest_line(stdout, t.params.hash_alg, res.digest, argv[i],
-					for_builtin_sig);
+		printf("%s\n", hex);
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+	if (e2v_flush_stdout())
 		return E2V_EXIT_FAILURE;
-	}
 	return E2V_EXIT_OK;
 }

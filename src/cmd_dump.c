@@ -25,6 +25,14 @@ static const struct {
 	{ "signature", E2VERITY_METADATA_SIGNATURE },
 };
 
+static unsigned int e2v_dump_type(const char *name)
+{
+	for (size_t i = 0; i < sizeof(e2v_dump_types) / sizeof(e2v_dump_types[0]); i++)
+		if (strcmp(name, e2v_dump_types[i].name) == 0)
+			return e2v_dump_types[i].type;
+	return 0;
+}
+
 static int e2v_parse_u64(const char *arg, uint64_t *out)
 {
 	char *end;
@@ -45,19 +53,21 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "offset", required_argument, NULL, OPT_OFFSET },
 		{ "length", required_argument, NULL, OPT_LENGTH },
-		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t offset = 0, length = UINT64_MAX;
-	const char *image, *path, *doing;
-	unsigned int type = 0;
+	const char *image, *type_name;
+	char *path;
+	unsigned int type;
+	struct e2v_getopt g;
 	ext2_filsys fs = NULL;
 	ext2_ino_t ino;
 	uint8_t *buf = NULL;
 	int opt, status = E2V_EXIT_FAILURE;
 	errcode_t err;
 
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	e2v_getopt_init(&g, cmd, argc, argv, "", longopts);
+	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_OFFSET:
 			if (e2v_parse_u64(optarg, &offset))
@@ -67,35 +77,34 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 			if (e2v_parse_u64(optarg, &length))
 				return e2v_usage_error(cmd, "invalid length '%s'", optarg);
 			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			return E2V_EXIT_OK;
 		default:
-			return e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
 	if (argc - optind != 3)
 		return e2v_usage_error(cmd, "IMAGE, PATH and the metadata type are needed");
 	image = argv[optind];
-	path = argv[optind + 1];
-	for (size_t i = 0; i < sizeof(e2v_dump_types) / sizeof(e2v_dump_types[0]); i++)
-		if (strcmp(argv[optind + 2], e2v_dump_types[i].name) == 0)
-			type = e2v_dump_types[i].type;
+	/* fsverity dump_metadata's order, TYPE then FILE, is taken too */
+	if (!e2v_dump_type(argv[optind + 2]) && e2v_dump_type(argv[optind + 1])) {
+		type_name = argv[optind + 1];
+		path = argv[optind + 2];
+	} else {
+		type_name = argv[optind + 2];
+		path = argv[optind + 1];
+	}
+	type = e2v_dump_type(type_name);
 	if (!type)
-		return e2v_usage_error(cmd, "unknown metadata type '%s'", argv[optind + 2]);
-	if (path[0] != '/')
-		return e2v_usage_error(cmd, "'%s' is not an absolute path inside the image", path);
+		return e2v_usage_error(cmd,
+				       "unknown metadata type '%s' (merkle_tree, descriptor "
+				       "or signature)",
+				       type_name);
+	if (e2v_normalize_path(path))
+		return e2v_usage_error(cmd, E2V_MSG_RELATIVE, path);
 
-	err = e2v_open_image(image, 0, &fs, &doing);
-	if (err) {
-		e2v_error(err, "while %s '%s'", doing, image);
+	if (e2v_cli_open_image(image, 0, &fs))
 		return E2V_EXIT_FAILURE;
-	}
-	err = e2v_lookup_path(fs, path, &ino);
-	if (err) {
-		e2v_error(err, "while looking up '%s'", path);
+	if (e2v_cli_lookup(fs, image, path, &ino))
 		goto out;
-	}
 	buf = malloc(E2V_DUMP_CHUNK);
 	if (!buf) {
 		e2v_error(ENOMEM, "while dumping '%s'", path);
@@ -106,7 +115,7 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 
 		err = e2verity_read_metadata(fs, ino, type, offset, buf, want, &got);
 		if (err) {
-			e2v_error(err, "while reading the %s of '%s'", argv[optind + 2], path);
+			e2v_error(err, "while reading the %s of '%s'", type_name, path);
 			goto out;
 		}
 		if (!got)
@@ -116,10 +125,8 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 		offset += got;
 		length -= got;
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+	if (e2v_flush_stdout())
 		goto out;
-	}
 	status = E2V_EXIT_OK;
 out:
 	free(buf);

@@ -10,8 +10,7 @@
 #include "json.h"
 
 enum {
-	OPT_ALL = OPT_FIRST_PRIVATE,
-	OPT_JSON,
+	OPT_JSON = OPT_FIRST_PRIVATE,
 };
 
 struct e2v_named {
@@ -84,33 +83,30 @@ static void e2v_json_measurement(struct e2v_json *j, const char *path, ext2_ino_
 int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
-		{ "all", no_argument, NULL, OPT_ALL },
+		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct e2v_named *files = NULL;
 	size_t nfiles = 0;
-	const char *doing, *image;
+	const char *image;
 	ext2_filsys fs = NULL;
 	struct e2v_json j;
+	struct e2v_getopt g;
 	int all = 0, json = 0, opt, status = E2V_EXIT_OK;
 	errcode_t err;
 
-	while ((opt = getopt_long(argc, argv, "a", longopts, NULL)) != -1) {
+	e2v_getopt_init(&g, cmd, argc, argv, "a", longopts);
+	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case 'a':
-		case OPT_ALL:
 			all = 1;
 			break;
 		case OPT_JSON:
 			json = 1;
 			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			return E2V_EXIT_OK;
 		default:
-			return e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
 	if (optind >= argc)
@@ -119,16 +115,11 @@ int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 	if (all == (optind < argc))
 		return e2v_usage_error(cmd, all ? "--all and PATHs exclude each other"
 						: "no PATH given (or --all)");
-	for (int i = optind; i < argc; i++)
-		if (argv[i][0] != '/')
-			return e2v_usage_error(cmd, "'%s' is not an absolute path inside the image",
-					       argv[i]);
-
-	err = e2v_open_image(image, 0, &fs, &doing);
-	if (err) {
-		e2v_error(err, "while %s '%s'", doing, image);
+	status = e2v_image_paths(cmd, argv + optind, argc - optind);
+	if (status)
+		return status;
+	if (e2v_cli_open_image(image, 0, &fs))
 		return E2V_EXIT_FAILURE;
-	}
 	if (all) {
 		err = e2v_all_sealed(fs, &files, &nfiles);
 		if (err) {
@@ -155,18 +146,15 @@ int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 	for (size_t i = 0; i < nfiles; i++) {
 		struct e2verity_measurement m;
-		char digest[8 + 2 * E2VERITY_MAX_DIGEST_SIZE + 2];
+		char digest[E2V_DIGEST_STRING_MAX];
 		const char *path = files[i].path;
-		const char *name;
 
 		if (!path) {
 			e2v_error(ENOMEM, "while measuring '%s'", argv[optind + i]);
 			status = E2V_EXIT_FAILURE;
 			continue;
 		}
-		err = all ? 0 : e2v_lookup_path(fs, path, &files[i].ino);
-		if (err) {
-			e2v_error(err, "while looking up '%s'", path);
+		if (!all && e2v_cli_lookup(fs, image, path, &files[i].ino)) {
 			status = E2V_EXIT_FAILURE;
 			continue;
 		}
@@ -176,9 +164,7 @@ int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 			status = E2V_EXIT_FAILURE;
 			continue;
 		}
-		name = e2verity_hash_alg_by_num(m.desc.hash_algorithm)->name;
-		snprintf(digest, sizeof(digest), "%s:", name);
-		e2v_bin2hex(m.digest, m.digest_size, digest + strlen(name) + 1);
+		e2v_format_digest(m.desc.hash_algorithm, m.digest, digest);
 		if (json)
 			e2v_json_measurement(&j, path, files[i].ino, &m, digest);
 		else
@@ -188,10 +174,8 @@ int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_json_end_array(&j);
 		e2v_json_end_object(&j);
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+	if (e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
-	}
 out:
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i].path);

@@ -12,17 +12,23 @@
 #include "select.h"
 
 enum {
-	OPT_ALL = OPT_FIRST_PRIVATE,
-	OPT_FILES_FROM,
+	OPT_FILES_FROM = OPT_FIRST_PRIVATE,
 	OPT_EXCLUDE,
 	OPT_IMMUTABLE,
 	OPT_FORCE,
-	OPT_DRY_RUN,
-	OPT_THREADS,
-	OPT_PROGRESS,
-	OPT_QUIET,
-	OPT_VERBOSE,
 	OPT_MANIFEST,
+	OPT_SIGNATURES_FROM,
+	OPT_SIGNATURE,
+	OPT_CA,
+};
+
+/* a signature made elsewhere, for one selected file */
+struct e2v_detached {
+	uint8_t *sig;
+	size_t size;
+	int verified; /* @digest is what the signature was verified against */
+	unsigned int alg;
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 };
 
 struct e2v_seal_cli {
@@ -30,7 +36,11 @@ struct e2v_seal_cli {
 	struct e2verity_seal_opts opts;
 	const char *image;
 	const char *undo_file;
-	const char *keyfile, *certfile, *key_pass;
+	struct e2v_signer_opts so;
+	/* detached signatures: a directory of PATH.sig files, or one file for one PATH */
+	const char *sigdir, *sigfile, *cafile;
+	struct e2v_detached *detached;
+	size_t ndetached;
 	const char *manifest; /* where each file's digest line goes, or NULL */
 	int for_builtin_sig;
 	FILE *manifest_f; /* the lines, in memory until the run succeeds */
@@ -43,11 +53,11 @@ struct e2v_seal_cli {
 	size_t nfiles_from;
 	const char **excludes;
 	size_t nexcludes;
-	int recursive, all, dry_run, quiet, verbose, progress;
+	int recursive, all, dry_run, quiet, verbose, progress, null;
 	/* progress display */
+	struct e2v_progress bar;
 	size_t index, total;
 	const char *current;
-	int last_pct;
 };
 
 static int e2v_push(const char ***v, size_t *n, const char *s)
@@ -66,29 +76,34 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 {
 	static const struct option longopts[] = {
 		E2V_TREE_LONG_OPTIONS,
-		{ "all", no_argument, NULL, OPT_ALL },
+		{ "all", no_argument, NULL, 'a' },
 		{ "files-from", required_argument, NULL, OPT_FILES_FROM },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "immutable", no_argument, NULL, OPT_IMMUTABLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "verbose", no_argument, NULL, OPT_VERBOSE },
-		{ "key", required_argument, NULL, OPT_KEY },
-		{ "cert", required_argument, NULL, OPT_CERT },
-		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "null", no_argument, NULL, '0' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		E2V_SIGNER_LONG_OPTIONS,
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
+		{ "signatures-from", required_argument, NULL, OPT_SIGNATURES_FROM },
+		{ "signature", required_argument, NULL, OPT_SIGNATURE },
+		{ "ca", required_argument, NULL, OPT_CA },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	long n;
+	static const int repeatable[] = { OPT_FILES_FROM, OPT_EXCLUDE, 0 };
+	struct e2v_getopt g;
 	int opt, r;
 
 	c->tree.params.threads = e2v_default_threads();
-	while ((opt = getopt_long(argc, argv, "raz:j:pqvn", longopts, NULL)) != -1) {
+	c->so.embed = -1;
+	e2v_getopt_init(&g, cmd, argc, argv, "raz:j:pqvn0", longopts);
+	g.repeatable = repeatable;
+	while ((opt = e2v_getopt(&g)) != -1) {
 		r = e2v_parse_tree_option(opt, optarg, &c->tree);
 		if (r < 0)
 			return e2v_usage_error(cmd, NULL);
@@ -98,12 +113,13 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 							    "--out-descriptor belong to digest");
 			continue;
 		}
+		if (e2v_parse_signer_option(opt, optarg, &c->so))
+			continue;
 		switch (opt) {
 		case 'r':
 			c->recursive = 1;
 			break;
 		case 'a':
-		case OPT_ALL:
 			c->all = 1;
 			break;
 		case OPT_FILES_FROM:
@@ -121,41 +137,27 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 			c->opts.flags |= E2VERITY_SEAL_FORCE;
 			break;
 		case 'n':
-		case OPT_DRY_RUN:
 			c->dry_run = 1;
+			break;
+		case '0':
+			c->null = 1;
 			break;
 		case 'z':
 			c->undo_file = optarg;
 			break;
 		case 'j':
-		case OPT_THREADS:
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 || n > 64)
-				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to 64)",
-						       optarg);
-			c->tree.params.threads = n;
+			if (e2v_parse_threads(optarg, &c->tree.params.threads))
+				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
+						       optarg, E2V_THREADS_MAX);
 			break;
 		case 'p':
-		case OPT_PROGRESS:
 			c->progress = 1;
 			break;
 		case 'q':
-		case OPT_QUIET:
 			c->quiet = 1;
 			break;
 		case 'v':
-		case OPT_VERBOSE:
 			c->verbose = 1;
-			break;
-		case OPT_KEY:
-			c->keyfile = optarg;
-			break;
-		case OPT_CERT:
-			c->certfile = optarg;
-			break;
-		case OPT_KEY_PASS:
-			c->key_pass = optarg;
 			break;
 		case OPT_MANIFEST:
 			c->manifest = optarg;
@@ -163,11 +165,17 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		case OPT_FOR_BUILTIN_SIG:
 			c->for_builtin_sig = 1;
 			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			exit(E2V_EXIT_OK);
+		case OPT_SIGNATURES_FROM:
+			c->sigdir = optarg;
+			break;
+		case OPT_SIGNATURE:
+			c->sigfile = optarg;
+			break;
+		case OPT_CA:
+			c->cafile = optarg;
+			break;
 		default:
-			return e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
 	if (optind >= argc)
@@ -177,6 +185,9 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 	c->npaths = argc - optind;
 	if (!c->npaths && !c->all && !c->nfiles_from)
 		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
+	r = e2v_image_paths(cmd, c->paths, c->npaths);
+	if (r)
+		return r;
 	if (c->dry_run && c->undo_file)
 		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
 	/* the manifest owns standard output then */
@@ -184,14 +195,23 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		c->quiet = 1;
 	if (c->for_builtin_sig && !c->manifest)
 		return e2v_usage_error(cmd, "--for-builtin-sig needs --manifest");
-	if ((c->certfile || c->key_pass) && !c->keyfile)
-		return e2v_usage_error(cmd, "--cert and --key-pass need --key");
+	if ((c->so.key_pass || c->so.embed >= 0) && !c->so.keyfile)
+		return e2v_usage_error(cmd, "--key-pass and --[no-]embed-cert need --key");
+	if (c->sigdir && c->sigfile)
+		return e2v_usage_error(cmd, "--signatures-from or --signature, not both");
+	if ((c->sigdir || c->sigfile) && c->so.keyfile)
+		return e2v_usage_error(cmd, "--key signs here; --signatures-from and --signature "
+					    "bring signatures made elsewhere");
+	if (c->sigfile && (c->npaths != 1 || c->recursive || c->all || c->nfiles_from))
+		return e2v_usage_error(cmd, "--signature is for exactly one PATH");
+	if (c->so.certfile && !c->so.keyfile && !c->sigdir && !c->sigfile)
+		return e2v_usage_error(cmd, "--cert needs --key, --signatures-from or --signature");
+	if (c->cafile && !c->sigdir && !c->sigfile)
+		return e2v_usage_error(cmd, "--ca needs --signatures-from or --signature");
 	if (e2verity_params_validate(&c->tree.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 	c->opts.params = c->tree.params;
-	/* a progress line is for a person watching a terminal */
-	if (c->progress && (c->quiet || !isatty(STDERR_FILENO)))
-		c->progress = 0;
+	e2v_progress_init(&c->bar, c->progress && !c->quiet, -1, c->image);
 	return E2V_EXIT_OK;
 }
 
@@ -206,8 +226,8 @@ static errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	size_t sig_size = 0;
 	errcode_t err;
 
-	*doing = "loading";
-	err = e2v_load_signer(c->keyfile, c->certfile, c->key_pass, &c->signer);
+	*doing = NULL;
+	err = e2v_load_signer(&c->so, &c->signer);
 	if (err)
 		return err;
 	*doing = "signing with";
@@ -219,6 +239,181 @@ static errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	c->opts.sign_ctx = c->signer;
 	c->opts.sig_size_max = sig_size + 16;
 	return 0;
+}
+
+/*
+ * The seal's signer for detached signatures: the bytes read for the file being
+ * sealed.  The digest is the one the signature was verified against, or the
+ * image changed under us.
+ */
+static errcode_t e2v_detached_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
+				 size_t *sig_size)
+{
+	struct e2v_seal_cli *c = ctx;
+	const struct e2v_detached *d;
+
+	if (c->index >= c->ndetached)
+		return E2VERITY_ET_SIGN;
+	d = &c->detached[c->index];
+	if (d->verified && (d->alg != alg ||
+			    memcmp(d->digest, digest, e2verity_hash_alg_by_num(alg)->digest_size)))
+		return E2VERITY_ET_SIG_INVALID;
+	*sig = malloc(d->size);
+	if (!*sig)
+		return E2VERITY_ET_NO_MEMORY;
+	memcpy(*sig, d->sig, d->size);
+	*sig_size = d->size;
+	return 0;
+}
+
+/* Reads one signature file whole; a file larger than any signature is refused unread. */
+static errcode_t e2v_read_sig(const char *path, struct e2v_detached *d)
+{
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	ssize_t r;
+	errcode_t err = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	buf = malloc(E2VERITY_MAX_SIGNATURE_SIZE + 1);
+	if (!buf) {
+		close(fd);
+		return ENOMEM;
+	}
+	while (n <= E2VERITY_MAX_SIGNATURE_SIZE) {
+		r = read(fd, buf + n, E2VERITY_MAX_SIGNATURE_SIZE + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (!err && n > E2VERITY_MAX_SIGNATURE_SIZE)
+		err = E2VERITY_ET_SIG_TOO_LARGE;
+	if (!err)
+		err = e2verity_signature_parse(buf, n);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	d->sig = buf;
+	d->size = n;
+	return 0;
+}
+
+/* DIR/<path inside the image without its leading '/'>.sig, or the one --signature file */
+static char *e2v_sig_path(const struct e2v_seal_cli *c, const char *path)
+{
+	char *p;
+
+	if (c->sigfile)
+		return strdup(c->sigfile);
+	while (*path == '/')
+		path++;
+	if (asprintf(&p, "%s/%s.sig", c->sigdir, path) < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * Reads every file's signature before the pre-flight, whose space check
+ * needs the largest.  Every missing or malformed one is reported.
+ */
+static int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
+{
+	unsigned int bad = 0;
+	size_t max = 0;
+	errcode_t err;
+
+	c->detached = calloc(sel->n ? sel->n : 1, sizeof(*c->detached));
+	if (!c->detached) {
+		e2v_error(ENOMEM, "while reading signatures");
+		return E2V_EXIT_FAILURE;
+	}
+	c->ndetached = sel->n;
+	for (size_t i = 0; i < sel->n; i++) {
+		char *path = e2v_sig_path(c, sel->v[i].path);
+
+		err = path ? e2v_read_sig(path, &c->detached[i]) : ENOMEM;
+		if (err) {
+			e2v_error(err, "while reading the signature '%s' of '%s'",
+				  path ? path : "?", sel->v[i].path);
+			bad++;
+		} else if (c->detached[i].size > max) {
+			max = c->detached[i].size;
+		}
+		free(path);
+	}
+	if (bad)
+		return E2V_EXIT_FAILURE;
+	c->opts.sign = e2v_detached_cb;
+	c->opts.sign_ctx = c;
+	c->opts.sig_size_max = max;
+	return E2V_EXIT_OK;
+}
+
+/*
+ * With --cert or --ca, each signature is verified against its file's digest,
+ * hashed from the read-only image now: one bad signature and nothing is
+ * written.  Every bad one is reported.
+ */
+static int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
+			       const struct e2v_selection *sel,
+			       const struct e2verity_seal_plan *plans)
+{
+	struct e2verity_result r;
+	unsigned int bad = 0;
+	errcode_t err;
+
+	if (!c->so.certfile && !c->cafile)
+		return E2V_EXIT_OK;
+	if (c->opts.params.threads > 1) {
+		err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
+		if (err) {
+			e2v_error(err, "while starting hashing threads for '%s'", c->image);
+			return E2V_EXIT_FAILURE;
+		}
+	}
+	for (size_t i = 0; i < sel->n; i++) {
+		struct e2v_detached *d = &c->detached[i];
+		char *path;
+
+		if (plans[i].action == E2VERITY_SEAL_SKIP)
+			continue;
+		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
+		if (err) {
+			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			bad++;
+			continue;
+		}
+		err = e2verity_verify_signature(r.desc.hash_algorithm, r.digest, d->sig, d->size,
+						c->so.certfile, c->cafile);
+		if (err) {
+			path = e2v_sig_path(c, sel->v[i].path);
+			e2v_error(err, "while verifying the signature '%s' of '%s'",
+				  path ? path : "?", sel->v[i].path);
+			free(path);
+			bad++;
+			/* a CA or certificate that cannot be read fails every file alike */
+			if (err == E2VERITY_ET_CA_LOAD || err == E2VERITY_ET_CERT_LOAD || err < 256)
+				break;
+			continue;
+		}
+		d->verified = 1;
+		d->alg = r.desc.hash_algorithm;
+		memcpy(d->digest, r.digest, sizeof(d->digest));
+	}
+	e2verity_workers_free(c->opts.params.workers);
+	c->opts.params.workers = NULL;
+	return bad ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
 }
 
 /* One e2verity at a time per image: the lock lives as long as the process. */
@@ -240,13 +435,10 @@ static errcode_t e2v_lock_image(const char *image, int exclusive)
 static void e2v_seal_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct e2v_seal_cli *c = ctx;
-	int pct = total ? (int)(done * 100 / total) : 100;
+	char label[256];
 
-	/* a terminal line per percent, not per chunk read */
-	if (pct == c->last_pct)
-		return;
-	c->last_pct = pct;
-	fprintf(stderr, "\r[%zu/%zu] %3d%% %s\033[K", c->index + 1, c->total, pct, c->current);
+	snprintf(label, sizeof(label), "[%zu/%zu] %s", c->index + 1, c->total, c->current);
+	e2v_progress_update(&c->bar, done, total, label);
 }
 
 static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
@@ -369,7 +561,7 @@ static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_se
 {
 	errcode_t err;
 
-	err = e2v_select_init(sel, fs);
+	err = e2v_select_init(sel, fs, c->image);
 	if (err) {
 		e2v_error(err, "while reading '%s'", c->image);
 		return E2V_EXIT_FAILURE;
@@ -378,10 +570,11 @@ static int e2v_seal_select(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_se
 	sel->nexcludes = c->nexcludes;
 	sel->recursive = c->recursive;
 	sel->verbose = c->verbose;
+	sel->verb = "seals";
 	for (int i = 0; !err && i < c->npaths; i++)
 		err = e2v_select_path(sel, c->paths[i]);
 	for (size_t i = 0; !err && i < c->nfiles_from; i++)
-		err = e2v_select_files_from(sel, c->files_from[i]);
+		err = e2v_select_files_from(sel, c->files_from[i], c->null);
 	if (!err && c->all)
 		err = e2v_select_all(sel);
 	if (err) {
@@ -519,7 +712,7 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 		e2v_error(err, "while opening '%s' for writing", c->image);
 		return E2V_EXIT_FAILURE;
 	}
-	if (c->progress) {
+	if (e2v_progress_active(&c->bar)) {
 		c->opts.progress = e2v_seal_progress;
 		c->opts.progress_ctx = c;
 	}
@@ -545,10 +738,8 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 	for (size_t i = 0; !err && i < sel->n; i++) {
 		c->index = i;
 		c->current = sel->v[i].path;
-		c->last_pct = -1;
 		err = e2verity_seal_inode(fs, sel->v[i].ino, &c->opts, &res);
-		if (c->progress)
-			fputs("\r\033[K", stderr);
+		e2v_progress_clear(&c->bar);
 		if (err) {
 			e2v_error(err, "while sealing '%s'", sel->v[i].path);
 			status = E2V_EXIT_FAILURE;
@@ -604,6 +795,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	struct e2v_seal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
 	struct e2verity_seal_plan *plans = NULL;
+	const char *reason;
 	ext2_filsys fs = NULL;
 	int mount_flags = 0, status, work = 0;
 	errcode_t err;
@@ -612,38 +804,51 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (status != E2V_EXIT_OK)
 		goto out;
 	status = E2V_EXIT_FAILURE;
-	if (c.keyfile) {
+	if (c.so.keyfile) {
 		const char *doing;
 
 		err = e2v_seal_signer(&c, &doing);
 		if (err) {
-			e2v_error(err, "while %s '%s'", doing,
-				  e2v_failed_file(err, c.keyfile, c.certfile));
+			/* a loading error was reported where it happened */
+			if (doing)
+				e2v_error(err, "while %s '%s'", doing,
+					  e2v_failed_file(err, c.so.keyfile, c.so.certfile));
 			goto out;
 		}
 	}
+	err = e2v_image_precheck(c.image, &reason);
+	if (err) {
+		e2v_error(err, "while opening '%s'%s", c.image, reason);
+		goto out;
+	}
 	err = e2v_lock_image(c.image, !c.dry_run);
 	if (err) {
-		e2v_error(err, "while locking '%s'", c.image);
+		e2v_report_image_error(err, "locking", c.image, 0);
 		goto out;
 	}
 	err = ext2fs_check_if_mounted(c.image, &mount_flags);
 	if (!err && (mount_flags & EXT2_MF_MOUNTED))
 		err = E2VERITY_ET_MOUNTED;
 	if (err) {
-		e2v_error(err, "while checking '%s'", c.image);
+		e2v_report_image_error(err, "opening", c.image, 1);
 		goto out;
 	}
 
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
 	err = ext2fs_open2(c.image, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
 	if (err) {
-		e2v_error(err, "while opening '%s'", c.image);
+		e2v_report_image_error(err, "opening", c.image, 0);
 		goto out;
 	}
 	err = e2verity_seal_check_fs(fs, &c.opts);
 	if (err) {
-		e2v_error(err, "while checking '%s'", c.image);
+		if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS)
+			e2v_error(err,
+				  "while checking '%s' (--block-size=%u works with Linux 6.3 "
+				  "and later)",
+				  c.image, fs->blocksize);
+		else
+			e2v_error(err, "while checking '%s'", c.image);
 		goto out;
 	}
 	e2v_fs_warnings(&c, fs);
@@ -664,7 +869,14 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
+	if (c.sigdir || c.sigfile) {
+		status = e2v_detached_load(&c, &sel);
+		if (status != E2V_EXIT_OK)
+			goto out;
+	}
 	status = e2v_seal_preflight(&c, fs, &sel, plans, &work);
+	if (status == E2V_EXIT_OK && c.detached)
+		status = e2v_detached_verify(&c, fs, &sel, plans);
 	if (status != E2V_EXIT_OK)
 		goto out;
 	if (c.dry_run) {
@@ -682,10 +894,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		status = e2v_seal_write(&c, &sel);
 	if (status == E2V_EXIT_OK)
 		status = e2v_manifest_write(&c);
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+	if (e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
-	}
 out:
 	if (fs)
 		ext2fs_close_free(&fs);
@@ -695,6 +905,9 @@ out:
 	if (c.manifest_f)
 		fclose(c.manifest_f);
 	free(c.manifest_buf);
+	for (size_t i = 0; i < c.ndetached; i++)
+		free(c.detached[i].sig);
+	free(c.detached);
 	free(c.files_from);
 	free(c.excludes);
 	e2verity_signer_free(c.signer);

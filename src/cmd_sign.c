@@ -29,47 +29,36 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		E2V_TREE_LONG_OPTIONS,
-		{ "key", required_argument, NULL, OPT_KEY },
-		{ "cert", required_argument, NULL, OPT_CERT },
-		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },
+		E2V_SIGNER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *keyfile = NULL, *certfile = NULL, *key_pass = NULL, *file, *sigfile, *doing;
-	char hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
+	struct e2v_signer_opts so = { .embed = -1 };
+	const char *file, *sigfile, *doing;
+	char dg[E2V_DIGEST_STRING_MAX];
 	struct e2verity_signer *signer = NULL;
 	struct e2v_tree_opts t = { 0 };
 	struct e2verity_result res;
 	int ret = E2V_EXIT_FAILURE, opt, r;
 	uint8_t *sig = NULL;
 	size_t sig_size;
+	struct e2v_getopt g;
 	errcode_t err;
 
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	e2v_getopt_init(&g, cmd, argc, argv, "", longopts);
+	while ((opt = e2v_getopt(&g)) != -1) {
 		r = e2v_parse_tree_option(opt, optarg, &t);
 		if (r < 0)
 			return e2v_usage_error(cmd, NULL);
-		if (r > 0)
+		if (r > 0 || e2v_parse_signer_option(opt, optarg, &so))
 			continue;
 		switch (opt) {
-		case OPT_KEY:
-			keyfile = optarg;
-			break;
-		case OPT_CERT:
-			certfile = optarg;
-			break;
-		case OPT_KEY_PASS:
-			key_pass = optarg;
-			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			return E2V_EXIT_OK;
 		default:
-			return e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
 	if (argc - optind != 2)
 		return e2v_usage_error(cmd, "FILE and OUT_SIGFILE are needed");
-	if (!keyfile)
+	if (!so.keyfile)
 		return e2v_usage_error(cmd, "no --key given");
 	file = argv[optind];
 	sigfile = argv[optind + 1];
@@ -78,11 +67,9 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 		return e2v_usage_error(cmd, "invalid tree parameters");
 
 	/* a bad key must not cost a whole file's hashing */
-	err = e2v_load_signer(keyfile, certfile, key_pass, &signer);
-	if (err) {
-		e2v_error(err, "while loading '%s'", e2v_failed_file(err, keyfile, certfile));
+	err = e2v_load_signer(&so, &signer);
+	if (err)
 		goto out;
-	}
 	err = e2v_digest_host_file(file, &t, &res, &doing);
 	if (err) {
 		e2v_error(err, "while %s '%s'", doing, file);
@@ -98,13 +85,10 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_error(err, "while writing the signature file '%s'", sigfile);
 		goto out;
 	}
-	e2v_bin2hex(res.digest, res.digest_size, hex);
-	printf("Signed file '%s' (%s:%s)\n", file,
-	       e2verity_hash_alg_by_num(t.params.hash_alg)->name, hex);
-	if (fflush(stdout) || ferror(stdout)) {
-		e2v_error(errno, "while writing to standard output");
+	e2v_format_digest(t.params.hash_alg, res.digest, dg);
+	printf("Signed file '%s' (%s)\n", file, dg);
+	if (e2v_flush_stdout())
 		goto out;
-	}
 	ret = E2V_EXIT_OK;
 out:
 	free(sig);

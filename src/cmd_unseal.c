@@ -4,97 +4,219 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "cmd.h"
+#include "select.h"
+
+enum {
+	OPT_FILES_FROM = OPT_FIRST_PRIVATE,
+	OPT_EXCLUDE,
+};
+
+struct e2v_unseal_cli {
+	const char *image;
+	char **paths;
+	int npaths;
+	const char **files_from;
+	size_t nfiles_from;
+	const char **excludes;
+	size_t nexcludes;
+	int recursive, all, dry_run, quiet, verbose, null;
+};
+
+static int e2v_push(const char ***v, size_t *n, const char *s)
+{
+	const char **p = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!p)
+		return -1;
+	p[(*n)++] = s;
+	*v = p;
+	return 0;
+}
+
+static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[],
+			    struct e2v_unseal_cli *c)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+		{ "null", no_argument, NULL, '0' },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const int repeatable[] = { OPT_FILES_FROM, OPT_EXCLUDE, 0 };
+	struct e2v_getopt g;
+	int opt;
+
+	e2v_getopt_init(&g, cmd, argc, argv, "ranqv0", longopts);
+	g.repeatable = repeatable;
+	while ((opt = e2v_getopt(&g)) != -1) {
+		switch (opt) {
+		case 'r':
+			c->recursive = 1;
+			break;
+		case 'a':
+			c->all = 1;
+			break;
+		case OPT_FILES_FROM:
+			if (e2v_push(&c->files_from, &c->nfiles_from, optarg))
+				return e2v_usage_error(cmd, "out of memory");
+			break;
+		case OPT_EXCLUDE:
+			if (e2v_push(&c->excludes, &c->nexcludes, optarg))
+				return e2v_usage_error(cmd, "out of memory");
+			break;
+		case '0':
+			c->null = 1;
+			break;
+		case 'n':
+			c->dry_run = 1;
+			break;
+		case 'q':
+			c->quiet = 1;
+			break;
+		case 'v':
+			c->verbose = 1;
+			break;
+		default:
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
+		}
+	}
+	if (optind >= argc)
+		return e2v_usage_error(cmd, "no IMAGE given");
+	c->image = argv[optind++];
+	c->paths = argv + optind;
+	c->npaths = argc - optind;
+	if (!c->npaths && !c->all && !c->nfiles_from)
+		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
+	return e2v_image_paths(cmd, c->paths, c->npaths);
+}
+
+static int e2v_unseal_select(struct e2v_unseal_cli *c, ext2_filsys fs, struct e2v_selection *sel)
+{
+	errcode_t err;
+
+	err = e2v_select_init(sel, fs, c->image);
+	if (err) {
+		e2v_error(err, "while reading '%s'", c->image);
+		return E2V_EXIT_FAILURE;
+	}
+	sel->excludes = c->excludes;
+	sel->nexcludes = c->nexcludes;
+	sel->recursive = c->recursive;
+	sel->verbose = c->verbose;
+	sel->verb = "unseals";
+	for (int i = 0; !err && i < c->npaths; i++)
+		err = e2v_select_path(sel, c->paths[i]);
+	for (size_t i = 0; !err && i < c->nfiles_from; i++)
+		err = e2v_select_files_from(sel, c->files_from[i], c->null);
+	if (!err && c->all)
+		err = e2v_select_all(sel);
+	if (err) {
+		if (err == ENOMEM)
+			e2v_error(err, "while selecting files in '%s'", c->image);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
+}
+
+/*
+ * Every file is judged before anything is written: a file that cannot be
+ * unsealed stops the run, one that is not sealed is skipped with a note (as
+ * seal skips a sealed one).  @todo marks the files to unseal.
+ */
+static int e2v_unseal_preflight(const struct e2v_unseal_cli *c, ext2_filsys fs,
+				const struct e2v_selection *sel, char *todo, size_t *ntodo)
+{
+	unsigned int bad = 0;
+
+	*ntodo = 0;
+	for (size_t i = 0; i < sel->n; i++) {
+		errcode_t err;
+
+		todo[i] = 0;
+		err = e2verity_unseal_check(fs, sel->v[i].ino);
+		if (err == E2VERITY_ET_NOT_SEALED) {
+			/* -a and -r meet unsealed files by the thousand: a note only with -v */
+			if (!c->quiet && (!sel->v[i].walked || c->verbose))
+				fprintf(stderr, "%s: '%s' is not sealed; skipped\n", e2v_prog,
+					sel->v[i].path);
+			continue;
+		}
+		if (err) {
+			e2v_error(err, "while unsealing '%s'", sel->v[i].path);
+			bad++;
+			continue;
+		}
+		todo[i] = 1;
+		(*ntodo)++;
+		if (c->dry_run && !c->quiet)
+			printf("unseal %s\n", sel->v[i].path);
+	}
+	return bad || sel->errors ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+}
 
 int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *image, *doing;
+	struct e2v_unseal_cli c = { 0 };
+	struct e2v_selection sel = { 0 };
 	ext2_filsys fs = NULL;
-	ext2_ino_t *inos = NULL;
-	int opt, verbose = 0, npaths, status = E2V_EXIT_FAILURE;
-	char **paths;
+	char *todo = NULL;
+	size_t ntodo = 0;
+	int status;
 	errcode_t err;
 
-	while ((opt = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'v':
-			verbose = 1;
-			break;
-		case OPT_HELP:
-			e2v_usage(cmd, stdout);
-			return E2V_EXIT_OK;
-		default:
-			return e2v_usage_error(cmd, NULL);
-		}
-	}
-	if (argc - optind < 2)
-		return e2v_usage_error(cmd, "IMAGE and at least one PATH are needed");
-	image = argv[optind];
-	paths = argv + optind + 1;
-	npaths = argc - optind - 1;
-	for (int i = 0; i < npaths; i++)
-		if (paths[i][0] != '/')
-			return e2v_usage_error(cmd, "'%s' is not an absolute path inside the image",
-					       paths[i]);
-
-	err = e2v_open_image(image, 1, &fs, &doing);
-	if (err) {
-		e2v_error(err, "while %s '%s' for writing", doing, image);
-		return E2V_EXIT_FAILURE;
-	}
-	inos = calloc(npaths, sizeof(*inos));
-	if (!inos) {
-		e2v_error(ENOMEM, "while unsealing files of '%s'", image);
+	status = e2v_unseal_parse(cmd, argc, argv, &c);
+	if (status != E2V_EXIT_OK)
+		goto out;
+	status = E2V_EXIT_FAILURE;
+	if (e2v_cli_open_image(c.image, !c.dry_run, &fs))
+		goto out;
+	status = e2v_unseal_select(&c, fs, &sel);
+	if (status != E2V_EXIT_OK)
+		goto out;
+	todo = calloc(sel.n ? sel.n : 1, 1);
+	if (!todo) {
+		e2v_error(ENOMEM, "while checking '%s'", c.image);
+		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
-	/* every file is checked before anything is written */
-	for (int i = 0; i < npaths; i++) {
-		struct ext2_inode inode;
-
-		err = e2v_lookup_path(fs, paths[i], &inos[i]);
-		if (err) {
-			e2v_error(err, "while looking up '%s'", paths[i]);
-			goto out;
-		}
-		err = ext2fs_read_inode(fs, inos[i], &inode);
-		if (!err && !(inode.i_flags & EXT4_VERITY_FL))
-			err = E2VERITY_ET_NOT_SEALED;
-		if (!err && !LINUX_S_ISREG(inode.i_mode))
-			err = E2VERITY_ET_NOT_REGULAR;
-		if (err) {
-			e2v_error(err, "while unsealing '%s'", paths[i]);
-			goto out;
-		}
-	}
-	for (int i = 0; i < npaths; i++) {
+	status = e2v_unseal_preflight(&c, fs, &sel, todo, &ntodo);
+	if (status != E2V_EXIT_OK || c.dry_run || !ntodo)
+		goto out;
+	for (size_t i = 0; i < sel.n; i++) {
 		blk64_t freed;
 
-		err = e2verity_unseal_inode(fs, inos[i], &freed);
-		if (err == E2VERITY_ET_NOT_SEALED)
-			continue; /* the same file named twice */
+		if (!todo[i])
+			continue;
+		err = e2verity_unseal_inode(fs, sel.v[i].ino, &freed);
 		if (err) {
-			e2v_error(err, "while unsealing '%s'", paths[i]);
-			goto out;
+			e2v_error(err, "while unsealing '%s'", sel.v[i].path);
+			status = E2V_EXIT_FAILURE;
+			break;
 		}
-		if (verbose)
-			printf("unsealed %s: %llu blocks freed\n", paths[i],
+		if (c.verbose)
+			printf("unsealed %s: %llu blocks freed\n", sel.v[i].path,
 			       (unsigned long long)freed);
 	}
-	status = E2V_EXIT_OK;
 out:
-	free(inos);
 	if (fs) {
 		err = ext2fs_close_free(&fs);
 		if (err && status == E2V_EXIT_OK) {
-			e2v_error(err, "while writing '%s'", image);
+			e2v_error(err, "while writing '%s'", c.image);
 			status = E2V_EXIT_FAILURE;
 		}
 	}
+	if (e2v_flush_stdout() && status == E2V_EXIT_OK)
+		status = E2V_EXIT_FAILURE;
+	if (sel.seen)
+		e2v_select_free(&sel);
+	free(todo);
+	free(c.files_from);
+	free(c.excludes);
 	return status;
 }

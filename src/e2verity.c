@@ -12,26 +12,37 @@ const char *e2v_prog = "e2verity";
 static const struct e2v_command e2v_commands[] = {
 	{ "digest", cmd_digest, "Compute the fs-verity digest of host files",
 	  "FILE... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
-	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]" },
+	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]",
+	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "sign", cmd_sign, "Sign the fs-verity digest of a host file (PKCS#7, as fsverity sign)",
 	  "FILE OUT_SIGFILE --key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]\n"
+	  "\t\t[--embed-cert|--no-embed-cert]\n"
 	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
-	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]" },
+	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]",
+	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "seal", cmd_seal, "Enable fs-verity on files inside an unmounted ext4 image",
-	  "[-r] [-a|--all] [--files-from=LIST] [--exclude=GLOB]... [--hash-alg=HASH_ALG]\n"
-	  "\t\t[--block-size=BLOCK_SIZE] [--salt=SALT] [--key=KEYFILE [--cert=CERTFILE]\n"
-	  "\t\t[--key-pass=PASS]] [--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
+	  "[-r] [-a|--all] [--files-from=LIST [-0|--null]] [--exclude=GLOB]...\n"
+	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
+	  "\t\t[--key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS] [--embed-cert|--no-embed-cert]]\n"
+	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
+	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
 	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
-	  "\t\t[--manifest=FILE [--for-builtin-sig]] IMAGE [PATH...]" },
+	  "\t\t[--manifest=FILE [--for-builtin-sig]] IMAGE [PATH...]",
+	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[-j N] [-p] [-v] [--json] [--cert=CERT [--ca=CA]] [--require-signatures]\n"
-	  "\t\tIMAGE [PATH...]" },
+	  "[-j N] [-C FD|--progress] [-v] [--json] [--cert=CERT] [--ca=CA]\n"
+	  "\t\t[--require-signatures] IMAGE [PATH...]",
+	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
-	  "[--json] IMAGE PATH... | IMAGE --all" },
+	  "[--json] IMAGE PATH... | IMAGE --all", E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
-	  "IMAGE PATH merkle_tree|descriptor|signature [--offset=N] [--length=N]" },
+	  "[--offset=N] [--length=N] IMAGE PATH merkle_tree|descriptor|signature\n"
+	  "\t\t(or IMAGE TYPE PATH, the order of fsverity dump_metadata)",
+	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",
-	  "[-v] IMAGE PATH..." },
+	  "[-r] [-a|--all] [--files-from=LIST [-0|--null]] [--exclude=GLOB]...\n"
+	  "\t\t[-n|--dry-run] [-q] [-v] IMAGE [PATH...]",
+	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 };
 
 static void e2v_main_usage(FILE *f)
@@ -39,12 +50,31 @@ static void e2v_main_usage(FILE *f)
 	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", e2v_prog);
 	for (size_t i = 0; i < sizeof(e2v_commands) / sizeof(e2v_commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", e2v_commands[i].name, e2v_commands[i].summary);
-	fprintf(f, "\n'%s COMMAND --help' shows the options of one command.\n"
-		   "Hash algorithms: sha256 sha512\n", e2v_prog);
+	fprintf(f,
+		"\n'%s help COMMAND' or '%s COMMAND --help' shows the options of one command.\n"
+		"Hash algorithms: sha256 sha512\n",
+		e2v_prog, e2v_prog);
+}
+
+static const struct e2v_command *e2v_find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(e2v_commands) / sizeof(e2v_commands[0]); i++)
+		if (strcmp(name, e2v_commands[i].name) == 0)
+			return &e2v_commands[i];
+	return NULL;
+}
+
+static int e2v_unknown_command(const char *name)
+{
+	fprintf(stderr, "%s: unknown command '%s'\n", e2v_prog, name);
+	e2v_main_usage(stderr);
+	return E2V_EXIT_USAGE;
 }
 
 int main(int argc, char *argv[])
 {
+	const struct e2v_command *cmd;
+
 	e2verity_init();
 	if (argc < 2) {
 		e2v_main_usage(stderr);
@@ -58,11 +88,30 @@ int main(int argc, char *argv[])
 		printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
 		return E2V_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(e2v_commands) / sizeof(e2v_commands[0]); i++) {
-		if (strcmp(argv[1], e2v_commands[i].name) == 0)
-			return e2v_commands[i].func(&e2v_commands[i], argc - 1, argv + 1);
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			e2v_main_usage(stdout);
+			return E2V_EXIT_OK;
+		}
+		cmd = e2v_find_command(argv[2]);
+		if (!cmd)
+			return e2v_unknown_command(argv[2]);
+		e2v_help(cmd);
+		return e2v_flush_stdout() ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
 	}
-	fprintf(stderr, "%s: unknown command '%s'\n", e2v_prog, argv[1]);
-	e2v_main_usage(stderr);
-	return E2V_EXIT_USAGE;
+	cmd = e2v_find_command(argv[1]);
+	if (!cmd)
+		return e2v_unknown_command(argv[1]);
+	/* answered here once, so that no command parses them */
+	if (e2v_wants_help(argc - 1, argv + 1)) {
+		e2v_help(cmd);
+		return e2v_flush_stdout() ? e2v_status_failure(cmd) : E2V_EXIT_OK;
+	}
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
+			return e2v_flush_stdout() ? e2v_status_failure(cmd) : E2V_EXIT_OK;
+		}
+	}
+	return cmd->func(cmd, argc - 1, argv + 1);
 }

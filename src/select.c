@@ -9,10 +9,11 @@
 
 #include "select.h"
 
-errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs)
+errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs, const char *image)
 {
 	memset(s, 0, sizeof(*s));
 	s->fs = fs;
+	s->image = image;
 	return ext2fs_allocate_inode_bitmap(fs, "selected inodes", &s->seen);
 }
 
@@ -44,7 +45,8 @@ int e2v_select_excluded(const struct e2v_selection *s, const char *path)
 	return 0;
 }
 
-static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_ino_t ino)
+static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_ino_t ino,
+				int walked)
 {
 	if (ext2fs_test_inode_bitmap2(s->seen, ino))
 		return 0;
@@ -61,6 +63,7 @@ static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_
 	if (!s->v[s->n].path)
 		return ENOMEM;
 	s->v[s->n].ino = ino;
+	s->v[s->n].walked = walked;
 	s->n++;
 	ext2fs_mark_inode_bitmap2(s->seen, ino);
 	return 0;
@@ -178,7 +181,7 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 		} else if (type == EXT2_FT_DIR) {
 			err = e2v_walk(s, child, l.v[i].ino, dirs_seen);
 		} else if (type == EXT2_FT_REG_FILE) {
-			err = e2v_select_add(s, child, l.v[i].ino);
+			err = e2v_select_add(s, child, l.v[i].ino, 1);
 		}
 		free(child);
 	}
@@ -204,43 +207,55 @@ static errcode_t e2v_walk_from(struct e2v_selection *s, const char *path, ext2_i
 	return err;
 }
 
-errcode_t e2v_select_path(struct e2v_selection *s, const char *path)
+errcode_t e2v_select_path(struct e2v_selection *s, const char *name)
 {
 	struct ext2_inode inode;
 	ext2_ino_t ino;
+	char *path;
 	errcode_t err;
 
-	if (path[0] != '/') {
-		e2v_error(EINVAL, "while looking up '%s' (paths inside the image start with '/')",
-			  path);
+	path = strdup(name);
+	if (!path)
+		return ENOMEM;
+	if (e2v_normalize_path(path)) {
+		e2v_error(0, E2V_MSG_RELATIVE, name);
 		s->errors++;
-		return 0;
+		goto out;
 	}
 	if (e2v_select_excluded(s, path)) {
 		if (s->verbose)
 			fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, path);
-		return 0;
+		goto out;
 	}
-	/* the last component is not followed: a symlink stays a symlink */
-	err = ext2fs_namei(s->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
-	if (!err)
-		err = ext2fs_read_inode(s->fs, ino, &inode);
+	err = e2v_cli_lookup(s->fs, s->image, path, &ino);
 	if (err) {
-		e2v_error(err == EXT2_ET_FILE_NOT_FOUND ? ENOENT : err, "while looking up '%s'",
-			  path);
 		s->errors++;
-		return 0;
+		goto out;
+	}
+	err = ext2fs_read_inode(s->fs, ino, &inode);
+	if (err) {
+		e2v_error(err, "while reading the inode of '%s'", path);
+		s->errors++;
+		goto out;
 	}
 	if (LINUX_S_ISDIR(inode.i_mode)) {
-		if (s->recursive)
-			return e2v_walk_from(s, path, ino);
-		e2v_error(EISDIR, "while checking '%s' (-r seals the files under a directory)",
-			  path);
+		if (s->recursive) {
+			err = e2v_walk_from(s, path, ino);
+			free(path);
+			return err;
+		}
+		e2v_error(EISDIR, "while checking '%s' (-r %s the files under a directory)", path,
+			  s->verb ? s->verb : "selects");
 		s->errors++;
-		return 0;
+		goto out;
 	}
 	/* anything else is the command's to judge, so that it reports why */
-	return e2v_select_add(s, path, ino);
+	err = e2v_select_add(s, path, ino, 0);
+	free(path);
+	return err;
+out:
+	free(path);
+	return 0;
 }
 
 errcode_t e2v_select_all(struct e2v_selection *s)
@@ -248,11 +263,11 @@ errcode_t e2v_select_all(struct e2v_selection *s)
 	return e2v_walk_from(s, "/", EXT2_ROOT_INO);
 }
 
-errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list)
+errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int nul)
 {
 	FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, lineno = 0;
 	ssize_t len;
 	errcode_t err = 0;
 
@@ -261,9 +276,20 @@ errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list)
 		e2v_error(err, "while opening the file list '%s'", list);
 		return err;
 	}
-	while (!err && (len = getline(&line, &cap, f)) >= 0) {
-		if (len && line[len - 1] == '\n')
+	while (!err && (len = getdelim(&line, &cap, nul ? '\0' : '\n', f)) >= 0) {
+		lineno++;
+		if (len && line[len - 1] == (nul ? '\0' : '\n'))
 			line[--len] = '\0';
+		/* a NUL in a line list would cut the name short: a wrong file, silently */
+		if (!nul && memchr(line, '\0', len)) {
+			err = EINVAL;
+			e2v_error(err,
+				  "while reading the file list '%s': line %zu has a NUL byte "
+				  "(-0 reads a list of NUL-terminated names, as find -print0 "
+				  "writes)",
+				  list, lineno);
+			break;
+		}
 		if (len == 0)
 			continue;
 		err = e2v_select_path(s, line);

@@ -8,10 +8,13 @@
 struct e2v_target {
 	char *path; /* absolute, inside the image */
 	ext2_ino_t ino;
+	int walked; /* found by -a or -r, not named */
 };
 
 struct e2v_selection {
 	ext2_filsys fs;
+	const char *image; /* its name, for messages */
+	const char *verb;  /* what -r does, for messages: "seals" */
 	struct e2v_target *v;
 	size_t n, cap;
 	ext2fs_inode_bitmap seen; /* each inode once, even with several names */
@@ -22,7 +25,7 @@ struct e2v_selection {
 	unsigned int errors; /* paths that could not be selected (each reported) */
 };
 
-errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs);
+errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs, const char *image);
 void e2v_select_free(struct e2v_selection *s);
 
 /* 1 if an --exclude glob matches @path (the whole path, or its last part for globs without '/') */
@@ -37,7 +40,10 @@ int e2v_select_excluded(const struct e2v_selection *s, const char *path);
 errcode_t e2v_select_path(struct e2v_selection *s, const char *path);
 /* Adds every regular file of the filesystem (-a). */
 errcode_t e2v_select_all(struct e2v_selection *s);
-/* Adds the paths listed one per line in @list ("-" is standard input). */
-errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list);
+/*
+ * Adds the paths listed in @list ("-" is standard input): one per line, or
+ * NUL-terminated when @nul (-0).  A NUL byte in a line list is an error.
+ */
+errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int nul);
 
 #endif /* E2VERITY_SELECT_H */

@@ -2,12 +2,18 @@
 /* signer.c - loading a signing key for sign and seal, and the seal's signer callback */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "cmd.h"
+
+#define E2V_PASS_MAX 1024
 
 /* The library reports errno values without saying which file they concern. */
 const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile)
@@ -27,27 +33,130 @@ const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *cert
 	return certfile;
 }
 
+/* The first line of @fd, without its newline; read a byte at a time so nothing more is taken. */
+static errcode_t e2v_read_line(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+	ssize_t r;
+	char ch;
+
+	for (;;) {
+		r = read(fd, &ch, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno;
+		if (r == 0 || ch == '\n')
+			break;
+		if (n + 1 >= size)
+			return E2VERITY_ET_KEY_PASS_SOURCE;
+		buf[n++] = ch;
+	}
+	if (n && buf[n - 1] == '\r')
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * The pass phrase forms of openssl(1)'s -passin: pass:, env:, file:, fd:,
+ * stdin.  Anything else is the pass phrase itself, as --key-pass always took.
+ */
+static errcode_t e2v_pass_from(const char *spec, char *buf, size_t size)
+{
+	const char *v;
+	errcode_t err;
+	char *end;
+	long fd;
+	int f;
+
+	if (strncmp(spec, "pass:", 5) == 0) {
+		v = spec + 5;
+	} else if (strncmp(spec, "env:", 4) == 0) {
+		v = getenv(spec + 4);
+		if (!v)
+			return E2VERITY_ET_KEY_PASS_SOURCE;
+	} else if (strncmp(spec, "file:", 5) == 0) {
+		f = open(spec + 5, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			return errno;
+		err = e2v_read_line(f, buf, size);
+		close(f);
+		return err;
+	} else if (strncmp(spec, "fd:", 3) == 0) {
+		errno = 0;
+		fd = strtol(spec + 3, &end, 10);
+		if (errno || end == spec + 3 || *end || fd < 0 || fd > INT_MAX)
+			return E2VERITY_ET_KEY_PASS_SOURCE;
+		return e2v_read_line(fd, buf, size);
+	} else if (strcmp(spec, "stdin") == 0) {
+		return e2v_read_line(STDIN_FILENO, buf, size);
+	} else {
+		v = spec;
+	}
+	if (strlen(v) >= size)
+		return E2VERITY_ET_KEY_PASS_SOURCE;
+	strcpy(buf, v);
+	return 0;
+}
+
 /*
  * Loads the key, asking for its pass phrase on the terminal when it is
  * encrypted and none was given, as openssl(1) does.  Only an interactive user
- * is asked: a script gets the error.
+ * is asked: a script gets the error.  Errors are reported here.
  */
-errcode_t e2v_load_signer(const char *keyfile, const char *certfile, const char *key_pass,
-			  struct e2verity_signer **signer)
+errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer)
 {
-	char prompt[256], pass[1024];
+	char prompt[256], pass[E2V_PASS_MAX];
 	errcode_t err;
 
-	err = e2verity_signer_load(keyfile, certfile, key_pass, signer);
-	if (err != E2VERITY_ET_KEY_PASS_NEEDED || key_pass || !isatty(STDIN_FILENO))
-		return err;
-	snprintf(prompt, sizeof(prompt), "Enter pass phrase for %s:", keyfile);
-	if (EVP_read_pw_string(pass, sizeof(pass), prompt, 0) != 0)
-		err = E2VERITY_ET_KEY_PASS_NEEDED;
-	else
-		err = e2verity_signer_load(keyfile, certfile, pass, signer);
+	*signer = NULL;
+	if (o->key_pass) {
+		err = e2v_pass_from(o->key_pass, pass, sizeof(pass));
+		if (err) {
+			e2v_error(err, "while reading the pass phrase from '%s'", o->key_pass);
+			goto out;
+		}
+		err = e2verity_signer_load(o->keyfile, o->certfile, pass, signer);
+	} else {
+		err = e2verity_signer_load(o->keyfile, o->certfile, NULL, signer);
+		if (err == E2VERITY_ET_KEY_PASS_NEEDED && isatty(STDIN_FILENO)) {
+			snprintf(prompt, sizeof(prompt), "Enter pass phrase for %s:", o->keyfile);
+			if (EVP_read_pw_string(pass, sizeof(pass), prompt, 0) == 0)
+				err = e2verity_signer_load(o->keyfile, o->certfile, pass, signer);
+		}
+	}
+	if (err) {
+		e2v_error(err, "while loading '%s'", e2v_failed_file(err, o->keyfile, o->certfile));
+		goto out;
+	}
+	if (o->embed >= 0)
+		e2verity_signer_set_embed(*signer, o->embed);
+out:
 	OPENSSL_cleanse(pass, sizeof(pass));
 	return err;
+}
+
+int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o)
+{
+	switch (opt) {
+	case OPT_KEY:
+		o->keyfile = arg;
+		return 1;
+	case OPT_CERT:
+		o->certfile = arg;
+		return 1;
+	case OPT_KEY_PASS:
+		o->key_pass = arg;
+		return 1;
+	case OPT_EMBED_CERT:
+		o->embed = 1;
+		return 1;
+	case OPT_NO_EMBED_CERT:
+		o->embed = 0;
+		return 1;
+	}
+	return 0;
 }
 
 errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,

@@ -5,41 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
-
-void e2v_usage(const struct e2v_command *cmd, FILE *f)
-{
-	fprintf(f, "Usage: %s %s %s\n", e2v_prog, cmd->name, cmd->usage);
-}
-
-int e2v_usage_error(const struct e2v_command *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fmt) {
-		fprintf(stderr, "%s %s: ", e2v_prog, cmd->name);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
-	e2v_usage(cmd, stderr);
-	return E2V_EXIT_USAGE;
-}
-
-void e2v_error(errcode_t err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	com_err_va(e2v_prog, err, fmt, ap);
-	va_end(ap);
-}
 
 static int e2v_parse_block_size(const char *arg, unsigned int *out)
 {
@@ -96,13 +66,6 @@ int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t)
 		return 1;
 	}
 	return 0;
-}
-
-unsigned int e2v_default_threads(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 16 ? 16 : n;
 }
 
 void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex)

@@ -88,11 +88,14 @@ st=$?
 check "check of an unsealed path exits 4" test $st -eq 4
 check "check of an unsealed path says NOT_SEALED" grep -q '^/plain (inode [0-9]*): error NOT_SEALED' out
 expect_fail "check of a missing path exits 8" 8 "while looking up '/nope'" "$E2VERITY" check img /nope
-expect_fail "check of a missing image exits 8" 8 "while locking 'no-such.img'" \
+expect_fail "check of a missing image exits 8" 8 "while opening 'no-such.img'" \
 	"$E2VERITY" check no-such.img
 expect_fail "check without an image exits 16" 16 "no IMAGE given" "$E2VERITY" check
 expect_fail "check with a relative path exits 16" 16 "not an absolute path" "$E2VERITY" check img a
-expect_fail "check --ca without --cert" 16 "needs --cert" "$E2VERITY" check --ca=x img
+# --ca alone takes the signer's certificate from each signature (tests/image/seal-chain.sh);
+# this image has no signed file, so the CA is never read
+"$E2VERITY" check --ca=x img >/dev/null 2>&1
+check "check --ca without --cert is no usage error" test $? -eq 0
 expect_fail "measure without PATH" 2 "no PATH given" "$E2VERITY" measure img
 expect_fail "measure --all with PATH" 2 "exclude each other" "$E2VERITY" measure --all img /a
 

@@ -129,7 +129,10 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["exit_status"] == 4 and doc["summary"]["failed"] == 1
-(f,) = doc["files"]
+# every checked file is listed, the intact ones as ok with no findings
+assert len(doc["files"]) == doc["summary"]["files"]
+assert all(g["status"] == "ok" and not g["findings"] for g in doc["files"] if g["path"] != "/big3")
+(f,) = [g for g in doc["files"] if g["status"] != "ok"]
 assert f["path"] == "/big3" and f["status"] == "failed"
 (p,) = f["findings"]
 assert p["id"] == "TREE_MISMATCH" and p["code"] == 0x0402 and p["severity"] == "error"

@@ -112,13 +112,13 @@ done
 "$E2VERITY" check img >out
 check "check after unsealing everything: no sealed files left" grep -q ': 0 files checked' out
 cp img after
-expect_fail "unsealing again" 1 "File is not sealed with fs-verity while unsealing '/a'" \
+expect_fail "unsealing again: skipped with a note" 0 "'/a' is not sealed; skipped" \
 	"$E2VERITY" unseal img /a
 expect_fail "unsealing a missing file" 1 "while looking up '/nope'" "$E2VERITY" unseal img /nope
 check "failed unseals leave the image unchanged" cmp img after
 cp before img
-expect_fail "one bad path: nothing is unsealed" 1 "File is not sealed" \
-	"$E2VERITY" unseal img /a /plain
+expect_fail "one bad path: nothing is unsealed" 1 "No such file or directory while looking up '/nope'" \
+	"$E2VERITY" unseal img /a /nope
 check "one bad path leaves the image unchanged" cmp img before
-expect_fail "unseal without PATH" 2 "IMAGE and at least one PATH" "$E2VERITY" unseal img
+expect_fail "unseal without PATH" 2 "no PATH given" "$E2VERITY" unseal img
 finish

@@ -60,6 +60,12 @@ has "commands" "$cmds" ""
 is "command prefix" "seal
 sign" s
 
+if "$E2VERITY" --help | grep -q 'help COMMAND'; then
+	has "help is a command" "help" h
+	is "help COMMAND" "seal
+sign" help s
+fi
+
 # every option in each command's usage is offered after "-"
 for c in $cmds; do
 	opts=$("$E2VERITY" "$c" --help | grep -o -- '--[a-z0-9][a-z0-9-]*=\?' | sort -u)
@@ -98,6 +104,7 @@ is "seal: top level of the image" "$want" seal "$img" /
 is "unseal: sealed files only" "/hello.txt" unseal "$img" /
 is "check: sealed files only" "/hello.txt" check -j 2 "$img" /h
 is "dump: path" "/hello.txt" dump "$img" /
+is "dump: nothing after the type" "" dump "$img" /hello.txt descriptor ""
 is "not an image: nothing" "" measure "$T_TMP/none" /
 
 finish

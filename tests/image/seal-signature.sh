@@ -74,7 +74,7 @@ expect_fail "missing key" 1 "No such file or directory while loading 'nokey.pem'
 [ ! -e ec-cert.pem ] || expect_fail "key and certificate do not match" 1 \
 	"The private key does not match the certificate while loading 'key.pem'" \
 	"$E2VERITY" seal --key=key.pem --cert=ec-cert.pem bad.img /small
-expect_fail "--cert without --key" 2 "need --key" "$E2VERITY" seal --cert=cert.pem bad.img /small
+expect_fail "--cert without --key" 2 "needs --key" "$E2VERITY" seal --cert=cert.pem bad.img /small
 check "bad keys: image unchanged" cmp -s bad.img base.img
 
 # a signed file counts as sealed with other parameters for an unsigned seal

@@ -54,6 +54,10 @@ START_TEST(test_stable_codes)
 	ck_assert_str_eq(e2verity_problem_lookup(0x0401)->id, "DATA_MISMATCH");
 	ck_assert_str_eq(e2verity_problem_lookup(0x0402)->id, "TREE_MISMATCH");
 	ck_assert_str_eq(e2verity_problem_lookup(0x0504)->id, "UNSIGNED");
+	ck_assert_str_eq(e2verity_problem_lookup(0x010a)->id, "SIZE_TOO_LARGE");
+	ck_assert_str_eq(e2verity_problem_lookup(0x010b)->id, "ENCRYPT_NO_FEATURE");
+	ck_assert_str_eq(e2verity_problem_lookup(0x0209)->id, "TREE_PAST_DESCRIPTOR");
+	ck_assert_str_eq(e2verity_problem_lookup(0x020a)->id, "TREE_HOLE");
 	ck_assert_str_eq(e2verity_severity_name(E2VERITY_SEV_ERROR), "error");
 	ck_assert_str_eq(e2verity_severity_name(E2VERITY_SEV_WARNING), "warning");
 }
@@ -71,6 +75,14 @@ START_TEST(test_format_values)
 	len = e2verity_finding_format(&f, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "descriptor data_size 18446744073709551615 differs from i_size 6");
 	ck_assert_uint_eq(len, strlen(buf));
+
+	f.problem = e2verity_problem_lookup(E2VERITY_PR_SIZE_TOO_LARGE);
+	f.value = 18446744073709551516ULL;
+	f.expected = 17592186040320ULL;
+	e2verity_finding_format(&f, buf, sizeof(buf));
+	ck_assert_str_eq(buf,
+			 "i_size 18446744073709551516 exceeds 17592186040320, the largest size "
+			 "a file of this filesystem can have");
 
 	f.problem = e2verity_problem_lookup(E2VERITY_PR_NOT_REGULAR);
 	f.value = 040755;

@@ -18,24 +18,28 @@
  * `fsverity sign` is tests/digest/sign-vs-fsverity.sh.
  */
 enum {
-	F_RSA_KEY,   /* RSA-2048, PKCS#8 */
-	F_RSA_CERT,  /* self-signed */
-	F_EC_KEY,    /* P-256, PKCS#8 */
-	F_EC_CERT,   /* self-signed */
-	F_EC_BOTH,   /* certificate, then key, in one file */
-	F_ENC_PKCS8, /* the EC key encrypted, PKCS#8 */
-	F_ENC_TRAD,  /* the EC key encrypted, traditional "EC PRIVATE KEY" */
-	F_CA_CERT,   /* a CA (its key is the RSA key) */
-	F_LEAF_CERT, /* the EC key, certified by the CA */
-	F_OTHER_CA,  /* an unrelated CA: the EC certificate */
-	F_BIG_CERT,  /* the EC key, with a name too long for a signature to fit */
-	F_GARBAGE,   /* not PEM */
+	F_RSA_KEY,     /* RSA-2048, PKCS#8 */
+	F_RSA_CERT,    /* self-signed */
+	F_EC_KEY,      /* P-256, PKCS#8 */
+	F_EC_CERT,     /* self-signed */
+	F_EC_BOTH,     /* certificate, then key, in one file */
+	F_ENC_PKCS8,   /* the EC key encrypted, PKCS#8 */
+	F_ENC_TRAD,    /* the EC key encrypted, traditional "EC PRIVATE KEY" */
+	F_CA_CERT,     /* a CA (its key is the RSA key) */
+	F_LEAF_CERT,   /* the EC key, certified by the CA */
+	F_OTHER_CA,    /* an unrelated CA: the EC certificate */
+	F_BIG_CERT,    /* the EC key, with a name too long for a signature to fit */
+	F_GARBAGE,     /* not PEM */
+	F_LEAF_NOAKID, /* the EC key, certified by the CA, without an Authority Key Identifier */
+	F_BUNDLE,      /* the CA, then the leaf: a --cert bundle in the "wrong" order */
+	F_BIG_CHAIN,   /* the leaf, then the huge certificate */
 	F_COUNT,
 };
 
 static const char *const fixture_names[F_COUNT] = {
-	"rsa.key",  "rsa.crt", "ec.key",   "ec.crt",	"ec-both.pem", "enc8.key",
-	"enct.key", "ca.crt",  "leaf.crt", "other.crt", "big.crt",     "garbage.pem",
+	"rsa.key",  "rsa.crt",	   "ec.key",	 "ec.crt",     "ec-both.pem",
+	"enc8.key", "enct.key",	   "ca.crt",	 "leaf.crt",   "other.crt",
+	"big.crt",  "garbage.pem", "noakid.crt", "bundle.pem", "bigchain.pem",
 };
 
 #define PASS "correct horse"
@@ -64,9 +68,12 @@ static void add_ext(X509 *x, X509 *issuer, int nid, const char *value)
 	X509_EXTENSION_free(ext);
 }
 
-/* @issuer NULL: self-signed; @long_name: so many name entries that the name is ~20 KiB */
-static X509 *make_cert(EVP_PKEY *key, const char *cn, long serial, X509 *issuer,
-		       EVP_PKEY *issuer_key, int ca, int long_name)
+/*
+ * @issuer NULL: self-signed; @long_name: so many name entries that the name is ~20 KiB.
+ * An issued certificate gets an Authority Key Identifier unless @no_akid.
+ */
+static X509 *make_cert2(EVP_PKEY *key, const char *cn, long serial, X509 *issuer,
+			EVP_PKEY *issuer_key, int ca, int long_name, int no_akid)
 {
 	X509 *x = X509_new();
 	X509_NAME *name = X509_NAME_new();
@@ -90,11 +97,30 @@ static X509 *make_cert(EVP_PKEY *key, const char *cn, long serial, X509 *issuer,
 		add_ext(x, issuer ? issuer : x, NID_basic_constraints, "critical,CA:TRUE");
 		add_ext(x, issuer ? issuer : x, NID_key_usage, "critical,keyCertSign");
 	}
+	add_ext(x, issuer ? issuer : x, NID_subject_key_identifier, "hash");
+	if (issuer && !no_akid)
+		add_ext(x, issuer, NID_authority_key_identifier, "keyid:always");
 	ck_assert_int_gt(X509_sign(x, issuer_key ? issuer_key : key, EVP_sha256()), 0);
 	return x;
 }
 
+static X509 *make_cert(EVP_PKEY *key, const char *cn, long serial, X509 *issuer,
+		       EVP_PKEY *issuer_key, int ca, int long_name)
+{
+	return make_cert2(key, cn, serial, issuer, issuer_key, ca, long_name, 0);
+}
+
 enum key_form { KEY_NONE, KEY_PKCS8, KEY_PKCS8_ENC, KEY_TRAD_ENC };
+
+static void write_certs(int f, X509 *a, X509 *b)
+{
+	BIO *bio = BIO_new_file(paths[f], "w");
+
+	ck_assert_ptr_nonnull(bio);
+	ck_assert_int_eq(PEM_write_bio_X509(bio, a), 1);
+	ck_assert_int_eq(PEM_write_bio_X509(bio, b), 1);
+	BIO_free(bio);
+}
 
 static void write_pem(int f, X509 *cert, EVP_PKEY *key, enum key_form form)
 {
@@ -120,7 +146,7 @@ static void write_pem(int f, X509 *cert, EVP_PKEY *key, enum key_form form)
 static void make_fixtures(void)
 {
 	EVP_PKEY *rsa, *ec;
-	X509 *rsa_cert, *ec_cert, *ca, *leaf, *big;
+	X509 *rsa_cert, *ec_cert, *ca, *leaf, *big, *noakid;
 	FILE *f;
 
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
@@ -133,6 +159,7 @@ static void make_fixtures(void)
 	ca = make_cert(rsa, "test CA", 3, NULL, NULL, 1, 0);
 	leaf = make_cert(ec, "leaf", 4, ca, rsa, 0, 0);
 	big = make_cert(ec, "big", 5, NULL, NULL, 0, 1);
+	noakid = make_cert2(ec, "no akid", 6, ca, rsa, 0, 0, 1);
 	write_pem(F_RSA_KEY, NULL, rsa, KEY_PKCS8);
 	write_pem(F_RSA_CERT, rsa_cert, NULL, KEY_NONE);
 	write_pem(F_EC_KEY, NULL, ec, KEY_PKCS8);
@@ -144,6 +171,9 @@ static void make_fixtures(void)
 	write_pem(F_LEAF_CERT, leaf, NULL, KEY_NONE);
 	write_pem(F_OTHER_CA, ec_cert, NULL, KEY_NONE);
 	write_pem(F_BIG_CERT, big, NULL, KEY_NONE);
+	write_pem(F_LEAF_NOAKID, noakid, NULL, KEY_NONE);
+	write_certs(F_BUNDLE, ca, leaf);
+	write_certs(F_BIG_CHAIN, leaf, big);
 	f = fopen(paths[F_GARBAGE], "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n", f);
@@ -153,6 +183,7 @@ static void make_fixtures(void)
 	X509_free(ca);
 	X509_free(leaf);
 	X509_free(big);
+	X509_free(noakid);
 	EVP_PKEY_free(rsa);
 	EVP_PKEY_free(ec);
 	ck_assert_int_eq(e2verity_hash_buf(E2VERITY_HASH_SHA512, "hello\n", 6, digest), 0);
@@ -498,6 +529,161 @@ START_TEST(test_error_queue_preserved)
 }
 END_TEST
 
+/* The certificates a DER signature carries. */
+static int sig_certs(const uint8_t *sig, size_t sig_size)
+{
+	const unsigned char *p = sig;
+	PKCS7 *p7 = d2i_PKCS7(NULL, &p, sig_size);
+	int n;
+
+	ck_assert_ptr_nonnull(p7);
+	n = sk_X509_num(p7->d.sign->cert);
+	PKCS7_free(p7);
+	return n < 0 ? 0 : n;
+}
+
+static void sign_with(struct e2verity_signer *s, uint8_t **sig, size_t *sig_size)
+{
+	ck_assert_int_eq(e2verity_sign_digest(s, E2VERITY_HASH_SHA256, digest, sig, sig_size), 0);
+	ck_assert_uint_eq(ERR_peek_error(), 0);
+}
+
+static errcode_t verify_ca(const uint8_t *sig, size_t sig_size, int ca)
+{
+	errcode_t err = e2verity_verify_signature(E2VERITY_HASH_SHA256, digest, sig, sig_size, NULL,
+						  ca < 0 ? NULL : paths[ca]);
+
+	ck_assert_uint_eq(ERR_peek_error(), 0);
+	return err;
+}
+
+/* A CA-issued signer carries its certificate; check --ca needs nothing else. */
+START_TEST(test_embed)
+{
+	struct e2verity_signer *s;
+	uint8_t *sig;
+	size_t sig_size;
+
+	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_LEAF_CERT], NULL, &s), 0);
+	ck_assert_int_eq(e2verity_signer_embeds(s), 1);
+	sign_with(s, &sig, &sig_size);
+	ck_assert_int_eq(sig_certs(sig, sig_size), 1);
+	ck_assert_int_eq(verify_ca(sig, sig_size, F_CA_CERT), 0);
+	ck_assert_int_eq(verify_ca(sig, sig_size, F_OTHER_CA), E2VERITY_ET_CERT_UNTRUSTED);
+	ck_assert_int_eq(verify_ca(sig, sig_size, -1), E2VERITY_ET_CERT_LOAD);
+	/* the embedded certificate does not make a wrong digest right */
+	digest[2] ^= 1;
+	ck_assert_int_eq(verify_ca(sig, sig_size, F_CA_CERT), E2VERITY_ET_SIG_INVALID);
+	digest[2] ^= 1;
+	/* a truncated one is malformed, whatever it carries */
+	ck_assert_int_eq(verify_ca(sig, sig_size - 10, F_CA_CERT), E2VERITY_ET_SIG_MALFORMED);
+	free(sig);
+
+	e2verity_signer_set_embed(s, 0);
+	sign_with(s, &sig, &sig_size);
+	ck_assert_int_eq(sig_certs(sig, sig_size), 0);
+	ck_assert_int_eq(verify_ca(sig, sig_size, F_CA_CERT), E2VERITY_ET_SIGNER_NOT_FOUND);
+	ck_assert_int_eq(verify(E2VERITY_HASH_SHA256, sig, sig_size, F_LEAF_CERT, F_CA_CERT), 0);
+	free(sig);
+	e2verity_signer_free(s);
+
+	/* self-signed: no certificate unless asked */
+	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_EC_CERT], NULL, &s), 0);
+	ck_assert_int_eq(e2verity_signer_embeds(s), 0);
+	e2verity_signer_set_embed(s, 1);
+	sign_with(s, &sig, &sig_size);
+	ck_assert_int_eq(sig_certs(sig, sig_size), 1);
+	ck_assert_int_eq(verify_ca(sig, sig_size, F_EC_CERT), 0);
+	free(sig);
+	e2verity_signer_free(s);
+}
+END_TEST
+
+/* A bundle: the certificate that matches the key signs, the others ride along. */
+START_TEST(test_bundle)
+{
+	struct e2verity_signer *s;
+	uint8_t *sig;
+	size_t sig_size;
+
+	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_BUNDLE], NULL, &s), 0);
+	sign_with(s, &sig, &sig_size);
+	ck_assert_int_eq(sig_certs(sig, sig_size), 2);
+	ck_assert_int_eq(verify_ca(sig, sig_size, F_CA_CERT), 0);
+	free(sig);
+	e2verity_signer_free(s);
+}
+END_TEST
+
+/* The kernel chains a certificate to its CA only by Authority Key Identifier. */
+START_TEST(test_no_akid)
+{
+	struct e2verity_signer *s;
+	uint8_t *sig;
+	size_t sig_size;
+
+	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_LEAF_NOAKID], NULL, &s), 0);
+	sign_with(s, &sig, &sig_size);
+	ck_assert_int_eq(verify_ca(sig, sig_size, F_CA_CERT), E2VERITY_ET_CERT_UNTRUSTED);
+	free(sig);
+	e2verity_signer_free(s);
+}
+END_TEST
+
+START_TEST(test_chain_too_large)
+{
+	struct e2verity_signer *s;
+	uint8_t *sig = (void *)1;
+	size_t sig_size = 1;
+
+	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_BIG_CHAIN], NULL, &s), 0);
+	ck_assert_int_eq(e2verity_sign_digest(s, E2VERITY_HASH_SHA256, digest, &sig, &sig_size),
+			 E2VERITY_ET_CHAIN_TOO_LARGE);
+	ck_assert_ptr_null(sig);
+	ck_assert_uint_eq(ERR_peek_error(), 0);
+	/* without the certificates it fits */
+	e2verity_signer_set_embed(s, 0);
+	sign_with(s, &sig, &sig_size);
+	free(sig);
+	e2verity_signer_free(s);
+}
+END_TEST
+
+/* OSSL_STORE: a file: URI gives the same key, and the same RSA signature, as the file. */
+START_TEST(test_store_uri)
+{
+	struct e2verity_signer *s;
+	uint8_t *a, *b;
+	size_t a_size, b_size;
+	char key_uri[128], cert_uri[128], enc_uri[128];
+
+	snprintf(key_uri, sizeof(key_uri), "file:%s", paths[F_RSA_KEY]);
+	snprintf(cert_uri, sizeof(cert_uri), "file:%s", paths[F_RSA_CERT]);
+	snprintf(enc_uri, sizeof(enc_uri), "file:%s", paths[F_ENC_PKCS8]);
+	sign(F_RSA_KEY, F_RSA_CERT, E2VERITY_HASH_SHA256, &a, &a_size);
+	ck_assert_int_eq(e2verity_signer_load(key_uri, cert_uri, NULL, &s), 0);
+	sign_with(s, &b, &b_size);
+	e2verity_signer_free(s);
+	ck_assert_uint_eq(a_size, b_size);
+	ck_assert_mem_eq(a, b, a_size);
+	free(b);
+	ck_assert_int_eq(e2verity_signer_load(key_uri, paths[F_RSA_CERT], NULL, &s), 0);
+	e2verity_signer_free(s);
+	/* encrypted behind a URI: the same pass phrase rules */
+	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], NULL, &s),
+			 E2VERITY_ET_KEY_PASS_NEEDED);
+	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], "wrong", &s),
+			 E2VERITY_ET_KEY_BAD_PASS);
+	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], PASS, &s), 0);
+	e2verity_signer_free(s);
+	ck_assert_int_eq(
+		e2verity_signer_load("file:/nonexistent/key.pem", paths[F_EC_CERT], NULL, &s),
+		E2VERITY_ET_KEY_LOAD);
+	ck_assert_uint_eq(ERR_peek_error(), 0);
+	free(a);
+}
+END_TEST
+
 static Suite *sign_suite(void)
 {
 	Suite *s = suite_create("sign");
@@ -517,6 +703,11 @@ static Suite *sign_suite(void)
 	tcase_add_test(tc, test_ca);
 	tcase_add_test(tc, test_sig_too_large);
 	tcase_add_test(tc, test_error_queue_preserved);
+	tcase_add_test(tc, test_embed);
+	tcase_add_test(tc, test_bundle);
+	tcase_add_test(tc, test_no_akid);
+	tcase_add_test(tc, test_chain_too_large);
+	tcase_add_test(tc, test_store_uri);
 	suite_add_tcase(s, tc);
 	return s;
 }

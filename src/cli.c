@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cli.c - what every subcommand shares: option loop, paths, digests, threads, progress, messages */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+void e2v_usage(const struct e2v_command *cmd, FILE *f)
+{
+	fprintf(f, "Usage: %s %s %s\n", e2v_prog, cmd->name, cmd->usage);
+}
+
+void e2v_help(const struct e2v_command *cmd)
+{
+	printf("%s %s - %s\n\n", e2v_prog, cmd->name, cmd->summary);
+	e2v_usage(cmd, stdout);
+}
+
+int e2v_usage_error(const struct e2v_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fprintf(stderr, "%s %s: ", e2v_prog, cmd->name);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	e2v_usage(cmd, stderr);
+	return e2v_status_usage(cmd);
+}
+
+int e2v_status_usage(const struct e2v_command *cmd)
+{
+	return cmd->usage_status ? cmd->usage_status : E2V_EXIT_USAGE;
+}
+
+int e2v_status_failure(const struct e2v_command *cmd)
+{
+	return cmd->failure_status ? cmd->failure_status : E2V_EXIT_FAILURE;
+}
+
+void e2v_error(errcode_t err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	com_err_va(e2v_prog, err, fmt, ap);
+	va_end(ap);
+}
+
+int e2v_wants_help(int argc, char *argv[])
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The option's names, for messages: "--hash-alg", "-j/--threads" or "-z". */
+static void e2v_option_name(const struct e2v_getopt *g, int opt, char *buf, size_t size)
+{
+	const char *lname = NULL;
+
+	for (const struct option *o = g->longopts; o && o->name; o++)
+		if (o->val == opt && !o->flag)
+			lname = o->name;
+	if (opt < 128 && strchr(g->shortopts, opt))
+		snprintf(buf, size, lname ? "-%c/--%s" : "-%c", opt, lname);
+	else
+		snprintf(buf, size, "--%s", lname ? lname : "?");
+}
+
+void e2v_getopt_init(struct e2v_getopt *g, const struct e2v_command *cmd, int argc, char *argv[],
+		     const char *shortopts, const struct option *longopts)
+{
+	memset(g, 0, sizeof(*g));
+	g->cmd = cmd;
+	g->argc = argc;
+	g->argv = argv;
+	g->shortopts = shortopts;
+	g->longopts = longopts;
+	optind = 1;
+}
+
+static int e2v_repeatable(const struct e2v_getopt *g, int opt)
+{
+	for (const int *r = g->repeatable; r && *r; r++)
+		if (*r == opt)
+			return 1;
+	return 0;
+}
+
+int e2v_getopt(struct e2v_getopt *g)
+{
+	char name[64];
+	int opt;
+
+	opt = getopt_long(g->argc, g->argv, g->shortopts, g->longopts, NULL);
+	if (opt == -1)
+		return -1;
+	if (opt == '?' || opt == ':') {
+		g->status = e2v_usage_error(g->cmd, NULL);
+		return '?';
+	}
+	/* a second value would silently replace the first: say so instead */
+	if (optarg && opt >= 0 && opt < E2V_MAX_OPTION && !e2v_repeatable(g, opt)) {
+		if (g->seen[opt]) {
+			e2v_option_name(g, opt, name, sizeof(name));
+			g->status = e2v_usage_error(g->cmd, "option '%s' given twice", name);
+			return '?';
+		}
+		g->seen[opt] = 1;
+	}
+	return opt;
+}
+
+int e2v_getopt_bad(struct e2v_getopt *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", e2v_prog, g->cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	e2v_usage(g->cmd, stderr);
+	g->status = e2v_status_usage(g->cmd);
+	return '?';
+}
+
+int e2v_flush_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	e2v_error(errno ? errno : EIO, "while writing to standard output");
+	return -1;
+}
+
+int e2v_normalize_path(char *path)
+{
+	char *r = path, *w = path;
+
+	if (path[0] != '/')
+		return -1;
+	while (*r) {
+		size_t len;
+
+		while (*r == '/')
+			r++;
+		if (!*r)
+			break;
+		len = strcspn(r, "/");
+		if (len == 1 && r[0] == '.') {
+			r++;
+			continue;
+		}
+		*w++ = '/';
+		memmove(w, r, len);
+		w += len;
+		r += len;
+	}
+	if (w == path)
+		*w++ = '/';
+	*w = '\0';
+	return 0;
+}
+
+int e2v_image_paths(const struct e2v_command *cmd, char **paths, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (e2v_normalize_path(paths[i]))
+			return e2v_usage_error(cmd, E2V_MSG_RELATIVE, paths[i]);
+	return 0;
+}
+
+void e2v_format_digest(unsigned int alg, const uint8_t *digest, char *out)
+{
+	const struct e2verity_hash_alg *a = e2verity_hash_alg_by_num(alg);
+	size_t len = strlen(a->name);
+
+	memcpy(out, a->name, len);
+	out[len] = ':';
+	e2v_bin2hex(digest, a->digest_size, out + len + 1);
+}
+
+unsigned int e2v_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > E2V_DEFAULT_THREADS_MAX ? E2V_DEFAULT_THREADS_MAX : n;
+}
+
+int e2v_parse_threads(const char *arg, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (arg[0] == '-' || errno || end == arg || *end || v < 1 || v > E2V_THREADS_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
+void e2v_progress_init(struct e2v_progress *p, int bar, int fd, const char *device)
+{
+	memset(p, 0, sizeof(*p));
+	/* a bar is for a person watching a terminal; elsewhere it would be noise in a log */
+	p->bar = bar && isatty(STDERR_FILENO);
+	p->fd = fd;
+	p->device = device;
+	p->pass = 1;
+	p->last = -1;
+}
+
+int e2v_progress_active(const struct e2v_progress *p)
+{
+	return p->bar || p->fd >= 0;
+}
+
+void e2v_progress_update(struct e2v_progress *p, uint64_t done, uint64_t total, const char *label)
+{
+	int permille = total ? (int)(done * 1000 / total) : 1000;
+	char line[64];
+	int len;
+
+	/* one update per tenth of a percent at most, not one per chunk read */
+	if (permille == p->last)
+		return;
+	p->last = permille;
+	if (p->fd >= 0) {
+		/* e2fsck -C's machine form: pass, done, total, device */
+		len = snprintf(line, sizeof(line), "%d %llu %llu ", p->pass,
+			       (unsigned long long)done, (unsigned long long)total);
+		if (write(p->fd, line, len) < 0 || write(p->fd, p->device, strlen(p->device)) < 0 ||
+		    write(p->fd, "\n", 1) < 0)
+			p->fd = -1; /* the reader went away: checking goes on */
+	}
+	if (p->bar) {
+		fprintf(stderr, "\r%s: %5.1f%% %s\033[K", p->device, permille / 10.0, label);
+		fflush(stderr);
+		p->drawn = 1;
+	}
+}
+
+void e2v_progress_clear(struct e2v_progress *p)
+{
+	if (p->drawn)
+		fputs("\r\033[K", stderr);
+	p->drawn = 0;
+	p->last = -1;
+}
+
+/* ---- images -------------------------------------------------------------------- */
+
+errcode_t e2v_image_precheck(const char *image, const char **reason)
+{
+	unsigned char magic[4];
+	struct stat st;
+	int fd;
+
+	*reason = "";
+	if (stat(image, &st) < 0)
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	fd = open(image, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) && magic[0] == 0x1f &&
+	    magic[1] == 0x8b) {
+		close(fd);
+		*reason = " (it is gzip-compressed: decompress it first)";
+		return EXT2_ET_BAD_MAGIC;
+	}
+	close(fd);
+	return 0;
+}
+
+void e2v_report_image_error(errcode_t err, const char *doing, const char *image, int writable)
+{
+	const char *why = err == EXT2_ET_BAD_MAGIC    ? " (not an ext4 filesystem image)"
+			  : err == EXT2_ET_SHORT_READ ? " (too short for an ext4 filesystem image)"
+						      : "";
+
+	/* the mount check is a step of opening, not a separate thing to tell apart */
+	if (err == E2VERITY_ET_MOUNTED)
+		doing = "opening";
+	/* only a mounted image is refused for writing alone: the rest is the same either way */
+	e2v_error(err, "while %s '%s'%s%s", doing, image,
+		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
+}
+
+errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
+{
+	const char *doing = "opening", *reason;
+	errcode_t err;
+
+	*fs = NULL;
+	err = e2v_image_precheck(image, &reason);
+	if (err) {
+		e2v_error(err, "while opening '%s'%s", image, reason);
+		return err;
+	}
+	err = e2v_open_image(image, writable, fs, &doing);
+	if (err)
+		e2v_report_image_error(err, doing, image, writable);
+	return err;
+}
+
+errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino)
+{
+	errcode_t err;
+
+	if (path[0] != '/') {
+		e2v_error(0, E2V_MSG_RELATIVE, path);
+		return EINVAL;
+	}
+	/* the last component is not followed: a symlink stays a symlink */
+	err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
+		err = err == EXT2_ET_NO_DIRECTORY ? ENOTDIR : ENOENT;
+	if (err)
+		e2v_error(err, "while looking up '%s' in '%s'", path, image);
+	return err;
+}

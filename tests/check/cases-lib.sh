@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cases-lib.sh - what the recipes of tests/check/cases/*/recipe use: a small image, field edits, and
+# run/guard, which record each command's output and exit status for the driver to diff
+#
+# Source after tests/lib.sh and tests/check/check-lib.sh, in an empty directory.
+
+# LIMIT: seconds any one command may take (a hang is a failure, not a stuck suite)
+: "${LIMIT:=60}"
+
+# det_data FILE SIZE: the same bytes on every run, so that block placement and digests repeat
+det_data()
+{
+	openssl enc -aes-128-ctr -nosalt -K 000102030405060708090a0b0c0d0e0f \
+		-iv "$(printf '%032x' "$2")" </dev/zero 2>/dev/null | head -c "$2" >"$1"
+}
+
+# base_image: img, 16 MiB, 4 KiB blocks, with /a (100000 bytes), /b (50000) and /c (20000) written
+# in that order by debugfs (mke2fs -d would order them by the host's readdir); /a sealed by e2verity.
+# Host copies are in src/.  /a: 25 data blocks (0-24), tree block at 32 (offset 131072),
+# descriptor and size word in block 33 (offsets 135168 and 139260), the file ends at 139264.
+base_image()
+{
+	mkdir -p src
+	det_data src/a 100000
+	det_data src/b 50000
+	det_data src/c 20000
+	mke2fs -q -F -t ext4 -b 4096 -O verity img 16M >/dev/null 2>&1 || return 1
+	debugfs -w -f - img >/dev/null 2>&1 <<EOC || return 1
+write src/a a
+write src/b b
+write src/c c
+EOC
+	"$E2VERITY" seal img /a >/dev/null || return 1
+}
+
+# sif PATH FIELD VALUE: set an inode field with debugfs (it keeps the inode checksum right)
+sif()
+{
+	debugfs -w -R "sif $1 $2 $3" img >/dev/null 2>&1
+}
+
+# poke_le64 PATH FILE_OFFSET VALUE and poke_le32: little-endian values into a file's block in img
+poke_le64()
+{
+	_o=$(img_offset img "$1" "$2") || return 1
+	le32 img "$_o" $(($3 & 0xffffffff))
+	le32 img $((_o + 4)) $(($3 >> 32 & 0xffffffff))
+}
+
+poke_le32()
+{
+	_o=$(img_offset img "$1" "$2") || return 1
+	le32 img "$_o" "$3"
+}
+
+# run COMMAND ARGS...: one e2verity command under LIMIT: "$ e2verity ...", stdout, stderr, exit status
+run()
+{
+	echo "\$ e2verity $*"
+	timeout "$LIMIT" "$E2VERITY" "$@" >run.out 2>run.err
+	_st=$?
+	cat run.out run.err
+	[ "$_st" -eq 124 ] && echo "timed out after $LIMIT s"
+	echo "exit $_st"
+}
+
+# guard COMMAND ARGS...: run a command that writes img, then say whether img changed, whether
+# every file in OTHERS (names in / whose host copies are in src/) kept its data, and whether
+# e2fsck -fn finds more than it found before
+guard()
+{
+	cp img guard.before
+	e2fsck -fn img >/dev/null 2>&1
+	_fsck_before=$?
+	run "$@"
+	if cmp -s img guard.before; then echo "image unchanged"; else echo "image changed"; fi
+	for _f in $OTHERS; do
+		if debugfs -R "dump /$_f guard.dump" img >/dev/null 2>&1 && cmp -s guard.dump "src/$_f"; then
+			echo "/$_f intact"
+		else
+			echo "/$_f DAMAGED"
+		fi
+	done
+	e2fsck -fn img >/dev/null 2>&1
+	_fsck_after=$?
+	if [ "$_fsck_after" -le "$_fsck_before" ]; then
+		echo "e2fsck -fn no worse"
+	else
+		echo "e2fsck -fn worse: exit $_fsck_before before, $_fsck_after after"
+	fi
+	rm -f guard.before guard.dump
+}
