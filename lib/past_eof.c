@@ -41,6 +41,7 @@ static int e2v_owner_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, 
 static errcode_t e2v_scan_owners(struct e2v_ext4_file *f, ext2fs_block_bitmap mine, blk64_t first)
 {
 	ext2_filsys fs = f->fs;
+	const int saved_flags = fs->flags;
 	struct e2v_owner_scan s = { .mine = mine, .fs = fs, .first = first };
 	struct ext2_inode_large inode;
 	ext2_inode_scan scan = NULL;
@@ -50,6 +51,8 @@ static errcode_t e2v_scan_owners(struct e2v_ext4_file *f, ext2fs_block_bitmap mi
 	err = ext2fs_open_inode_scan(fs, 0, &scan);
 	if (err)
 		return err;
+	/* an inode with a bad checksum still owns what it maps: look at it all the same */
+	fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
 	for (;;) {
 		struct ext2_inode *in = EXT2_INODE(&inode);
 		blk64_t acl;
@@ -57,6 +60,8 @@ static errcode_t e2v_scan_owners(struct e2v_ext4_file *f, ext2fs_block_bitmap mi
 		err = ext2fs_get_next_inode_full(scan, &ino, in, sizeof(inode));
 		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
 			continue;
+		if (err == EXT2_ET_INODE_CSUM_INVALID)
+			err = 0;
 		if (err || !ino)
 			break;
 		if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino))
@@ -69,13 +74,15 @@ static errcode_t e2v_scan_owners(struct e2v_ext4_file *f, ext2fs_block_bitmap mi
 		if (!ext2fs_inode_has_valid_blocks2(fs, in))
 			continue;
 		s.own = ino == f->ino;
-		/* a damaged inode elsewhere is e2fsck's business, not a reason to refuse */
-		(void)ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e2v_owner_cb, &s);
-		if (s.found) {
+		/* blocks an unreadable map may hold are not provably someone else's: refuse */
+		err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e2v_owner_cb, &s);
+		if (!err)
 			err = s.found;
+		if (err)
 			break;
-		}
 	}
+	fs->flags = (fs->flags & ~EXT2_FLAG_IGNORE_CSUM_ERRORS) |
+		    (saved_flags & EXT2_FLAG_IGNORE_CSUM_ERRORS);
 	ext2fs_close_inode_scan(scan);
 	return err;
 }

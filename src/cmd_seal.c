@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "manifest.h"
 #include "select.h"
 
 enum {
@@ -17,6 +18,7 @@ enum {
 	OPT_IMMUTABLE,
 	OPT_FORCE,
 	OPT_MANIFEST,
+	OPT_JSON,
 	OPT_SIGNATURES_FROM,
 	OPT_SIGNATURE,
 	OPT_CA,
@@ -43,9 +45,8 @@ struct e2v_seal_cli {
 	size_t ndetached;
 	const char *manifest; /* where each file's digest line goes, or NULL */
 	int for_builtin_sig;
-	FILE *manifest_f; /* the lines, in memory until the run succeeds */
-	char *manifest_buf;
-	size_t manifest_len;
+	enum e2v_manifest_format mformat;
+	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
 	char **paths;
 	int npaths;
@@ -89,6 +90,8 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		{ "verbose", no_argument, NULL, 'v' },
 		E2V_SIGNER_LONG_OPTIONS,
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ "compact", no_argument, NULL, OPT_COMPACT },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
 		{ "signatures-from", required_argument, NULL, OPT_SIGNATURES_FROM },
 		{ "signature", required_argument, NULL, OPT_SIGNATURE },
@@ -162,6 +165,12 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		case OPT_MANIFEST:
 			c->manifest = optarg;
 			break;
+		case OPT_COMPACT:
+			c->mformat = E2V_MANIFEST_COMPACT;
+			break;
+		case OPT_JSON:
+			c->mformat = E2V_MANIFEST_JSON;
+			break;
 		case OPT_FOR_BUILTIN_SIG:
 			c->for_builtin_sig = 1;
 			break;
@@ -195,6 +204,8 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		c->quiet = 1;
 	if (c->for_builtin_sig && !c->manifest)
 		return e2v_usage_error(cmd, "--for-builtin-sig needs --manifest");
+	if (c->mformat != E2V_MANIFEST_TEXT && !c->manifest)
+		return e2v_usage_error(cmd, "--compact and --json need --manifest");
 	if ((c->so.key_pass || c->so.embed >= 0) && !c->so.keyfile)
 		return e2v_usage_error(cmd, "--key-pass and --[no-]embed-cert need --key");
 	if (c->sigdir && c->sigfile)
@@ -448,55 +459,90 @@ static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, con
 		e2v_digest_line(stdout, alg, digest, path, 0);
 }
 
-/* Collects one file's manifest line; the file is written only when all went well. */
-static int e2v_manifest_add(struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
-			    const char *path)
+/* Keeps one file's digest for the manifest, written only when all went well. */
+static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const char *path,
+				 const struct e2verity_descriptor *desc, const uint8_t *digest)
 {
+	struct e2v_manifest_entry *e;
+
 	if (!c->manifest)
 		return 0;
-	if (!c->manifest_f) {
-		c->manifest_f = open_memstream(&c->manifest_buf, &c->manifest_len);
-		if (!c->manifest_f) {
-			e2v_error(errno, "while writing the manifest '%s'", c->manifest);
-			return -1;
-		}
-	}
-	if (e2v_digest_line(c->manifest_f, alg, digest, path, c->for_builtin_sig)) {
+	if (e2v_manifest_add(&c->mf, path, ino)) {
 		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
 		return -1;
 	}
+	e = &c->mf.v[c->mf.n - 1];
+	e->m.desc = *desc;
+	e->m.digest_size = e2verity_hash_alg_by_num(desc->hash_algorithm)->digest_size;
+	memcpy(e->m.digest, digest, e->m.digest_size);
 	return 0;
 }
 
+/*
+ * Every name of the files, sorted (a hard-linked file under each of its
+ * names), from the image as it now is.  The lock this process holds keeps
+ * anyone else out; a second lock of our own would only wait for ourselves.
+ */
+static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size_t *len)
+{
+	struct e2v_manifest all = { 0 };
+	ext2_filsys fs = NULL;
+	FILE *f = NULL;
+	errcode_t err;
+
+	err = ext2fs_open2(c->image, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+	if (!err)
+		err = e2v_manifest_names(fs, c->image, &c->mf, &all);
+	if (err)
+		goto out;
+	f = open_memstream(buf, len);
+	if (!f) {
+		err = errno;
+		goto out;
+	}
+	e2v_manifest_write(f, c->mformat, c->for_builtin_sig, c->image, &all);
+	if (fclose(f))
+		err = errno ? errno : ENOMEM;
+out:
+	e2v_manifest_free(&all);
+	if (fs)
+		ext2fs_close_free(&fs);
+	return err;
+}
+
 /* Writes the manifest ("-": standard output); it appears whole or not at all. */
-static int e2v_manifest_write(struct e2v_seal_cli *c)
+static int e2v_seal_manifest_write(struct e2v_seal_cli *c)
 {
 	struct e2v_outfile out;
+	char *buf = NULL;
+	size_t len = 0;
 	errcode_t err;
 
 	if (!c->manifest)
 		return E2V_EXIT_OK;
-	if (!c->manifest_f)
-		c->manifest_f = open_memstream(&c->manifest_buf, &c->manifest_len);
-	if (!c->manifest_f || fclose(c->manifest_f)) {
-		c->manifest_f = NULL;
-		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
+	err = e2v_seal_manifest_text(c, &buf, &len);
+	if (err) {
+		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		free(buf);
 		return E2V_EXIT_FAILURE;
 	}
-	c->manifest_f = NULL;
 	if (strcmp(c->manifest, "-") == 0) {
-		if (fwrite(c->manifest_buf, 1, c->manifest_len, stdout) != c->manifest_len) {
-			e2v_error(errno, "while writing to standard output");
+		if (fwrite(buf, 1, len, stdout) != len)
+			err = errno ? errno : EIO;
+		free(buf);
+		if (err) {
+			e2v_error(err, "while writing to standard output");
 			return E2V_EXIT_FAILURE;
 		}
 		return E2V_EXIT_OK;
 	}
 	err = e2v_outfile_open(&out, c->manifest);
 	if (!err)
-		err = e2v_write_all(out.fd, c->manifest_buf, c->manifest_len, 0);
+		err = e2v_write_all(out.fd, buf, len, 0);
 	if (!err)
 		err = e2v_outfile_commit(&out);
 	e2v_outfile_abort(&out);
+	free(buf);
 	if (err) {
 		e2v_error(err, "while writing the manifest '%s'", c->manifest);
 		return E2V_EXIT_FAILURE;
@@ -526,7 +572,8 @@ static int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct
 		if (err) {
 			e2v_error(err, "while hashing '%s'", sel->v[i].path);
 			status = E2V_EXIT_FAILURE;
-		} else if (e2v_manifest_add(c, r.desc.hash_algorithm, r.digest, sel->v[i].path)) {
+		} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &r.desc,
+						 r.digest)) {
 			status = E2V_EXIT_FAILURE;
 		}
 	}
@@ -746,7 +793,8 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 			break;
 		}
 		e2v_print_digest(c, res.desc.hash_algorithm, res.digest, sel->v[i].path);
-		if (e2v_manifest_add(c, res.desc.hash_algorithm, res.digest, sel->v[i].path)) {
+		if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &res.desc,
+					  res.digest)) {
 			status = E2V_EXIT_FAILURE;
 			break;
 		}
@@ -782,7 +830,8 @@ static void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selec
 {
 	for (size_t i = 0; i < sel->n; i++) {
 		e2v_print_digest(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
-		e2v_manifest_add(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
+		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
+				      plans[i].digest);
 		if (!c->quiet)
 			fprintf(stderr,
 				"%s: '%s' is already sealed with these parameters; skipped\n",
@@ -883,7 +932,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		if (c.manifest) {
 			status = e2v_seal_digests(&c, fs, &sel);
 			if (status == E2V_EXIT_OK)
-				status = e2v_manifest_write(&c);
+				status = e2v_seal_manifest_write(&c);
 		}
 		goto out;
 	}
@@ -893,7 +942,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	else
 		status = e2v_seal_write(&c, &sel);
 	if (status == E2V_EXIT_OK)
-		status = e2v_manifest_write(&c);
+		status = e2v_seal_manifest_write(&c);
 	if (e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
 out:
@@ -902,9 +951,7 @@ out:
 	if (sel.seen)
 		e2v_select_free(&sel);
 	free(plans);
-	if (c.manifest_f)
-		fclose(c.manifest_f);
-	free(c.manifest_buf);
+	e2v_manifest_free(&c.mf);
 	for (size_t i = 0; i < c.ndetached; i++)
 		free(c.detached[i].sig);
 	free(c.detached);

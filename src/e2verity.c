@@ -27,14 +27,14 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
 	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
 	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
-	  "\t\t[--manifest=FILE [--for-builtin-sig]] IMAGE [PATH...]",
+	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] IMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[-j N] [-C FD|--progress] [-v] [--json] [--cert=CERT] [--ca=CA]\n"
 	  "\t\t[--require-signatures] IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
-	  "[--json] IMAGE PATH... | IMAGE --all", E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
+	  "[--json|--compact] IMAGE PATH... | [--json|--compact] IMAGE --all", E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
 	  "[--offset=N] [--length=N] IMAGE PATH merkle_tree|descriptor|signature\n"
 	  "\t\t(or IMAGE TYPE PATH, the order of fsverity dump_metadata)",

@@ -44,6 +44,25 @@ static int e2v_utf8_len(const unsigned char *s)
 	return n;
 }
 
+int e2v_utf8_valid(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		int n = e2v_utf8_len(s);
+
+		if (!n)
+			return 0;
+		s += n;
+	}
+	return 1;
+}
+
+int e2v_utf8_seq(const char *s)
+{
+	return e2v_utf8_len((const unsigned char *)s);
+}
+
 void e2v_json_write_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;

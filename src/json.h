@@ -31,4 +31,9 @@ void e2v_json_null(struct e2v_json *j, const char *key);
 /* Writes @s as a JSON string literal: quotes, escapes, and invalid UTF-8 bytes as \u00XX. */
 void e2v_json_write_string(FILE *f, const char *s);
 
+/* 1 if @s is valid UTF-8 (no overlongs, no surrogates) */
+int e2v_utf8_valid(const char *s);
+/* the length of the valid UTF-8 sequence at @s, or 0 */
+int e2v_utf8_seq(const char *s);
+
 #endif /* E2VERITY_JSON_H */

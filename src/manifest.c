@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* manifest.c - digest lines in the format of `fsverity digest`, shared by the commands */
+/* manifest.c - digest lines in the format of `fsverity digest`, and manifests of sealed files */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "cmd.h"
+#include "json.h"
+#include "manifest.h"
+#include "select.h"
 
 /*
  * One place for the line format, so that a manifest written by one command is
@@ -25,8 +29,245 @@ int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char
 		if (e2verity_formatted_digest(alg, digest, formatted, &len))
 			return EINVAL;
 		e2v_bin2hex(formatted, len, hex);
-		return fprintf(f, "%s %s\n", hex, path) < 0 ? EIO : 0;
+		fprintf(f, "%s ", hex);
+	} else {
+		e2v_bin2hex(digest, a->digest_size, hex);
+		fprintf(f, "%s:%s ", a->name, hex);
 	}
-	e2v_bin2hex(digest, a->digest_size, hex);
-	return fprintf(f, "%s:%s %s\n", a->name, hex, path) < 0 ? EIO : 0;
+	e2v_write_path(f, path);
+	return fputc('\n', f) == EOF || ferror(f) ? EIO : 0;
+}
+
+void e2v_manifest_free(struct e2v_manifest *mf)
+{
+	for (size_t i = 0; i < mf->n; i++)
+		free(mf->v[i].path);
+	free(mf->v);
+	memset(mf, 0, sizeof(*mf));
+}
+
+static int e2v_entry_cmp(const void *a, const void *b)
+{
+	const struct e2v_manifest_entry *x = a, *y = b;
+
+	/* bytes, as `LC_ALL=C sort`: the order cannot depend on a locale */
+	return strcmp(x->path, y->path);
+}
+
+errcode_t e2v_manifest_collect(ext2_filsys fs, const char *image, ext2fs_inode_bitmap want,
+			       struct e2v_manifest *mf)
+{
+	struct e2v_selection sel;
+	errcode_t err;
+
+	memset(mf, 0, sizeof(*mf));
+	err = e2v_select_init(&sel, fs, image);
+	if (err)
+		return err;
+	sel.only = want;
+	sel.all_names = 1;
+	err = e2v_select_all(&sel);
+	if (!err && sel.errors)
+		err = EXT2_ET_DIR_CORRUPTED; /* each unreadable directory was reported */
+	if (err)
+		goto out;
+	mf->v = calloc(sel.n ? sel.n : 1, sizeof(*mf->v));
+	if (!mf->v) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < sel.n; i++) {
+		mf->v[i].path = sel.v[i].path;
+		mf->v[i].ino = sel.v[i].ino;
+		sel.v[i].path = NULL;
+	}
+	mf->n = sel.n;
+	qsort(mf->v, mf->n, sizeof(*mf->v), e2v_entry_cmp);
+out:
+	e2v_select_free(&sel);
+	return err;
+}
+
+errcode_t e2v_manifest_add(struct e2v_manifest *mf, const char *path, ext2_ino_t ino)
+{
+	struct e2v_manifest_entry *v = realloc(mf->v, (mf->n + 1) * sizeof(*v));
+
+	if (!v)
+		return ENOMEM;
+	mf->v = v;
+	memset(&v[mf->n], 0, sizeof(*v));
+	v[mf->n].path = strdup(path);
+	if (!v[mf->n].path)
+		return ENOMEM;
+	v[mf->n].ino = ino;
+	mf->n++;
+	return 0;
+}
+
+static int e2v_ino_cmp(const void *a, const void *b)
+{
+	const struct e2v_manifest_entry *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+errcode_t e2v_manifest_names(ext2_filsys fs, const char *image, const struct e2v_manifest *by_ino,
+			     struct e2v_manifest *out)
+{
+	struct e2v_manifest_entry *sorted = NULL;
+	ext2fs_inode_bitmap want = NULL;
+	errcode_t err;
+
+	memset(out, 0, sizeof(*out));
+	err = ext2fs_allocate_inode_bitmap(fs, "manifest inodes", &want);
+	if (err)
+		return err;
+	sorted = malloc((by_ino->n ? by_ino->n : 1) * sizeof(*sorted));
+	if (!sorted) {
+		err = ENOMEM;
+		goto out;
+	}
+	memcpy(sorted, by_ino->v, by_ino->n * sizeof(*sorted));
+	qsort(sorted, by_ino->n, sizeof(*sorted), e2v_ino_cmp);
+	for (size_t i = 0; i < by_ino->n; i++)
+		if (!by_ino->v[i].err)
+			ext2fs_mark_inode_bitmap2(want, by_ino->v[i].ino);
+	err = e2v_manifest_collect(fs, image, want, out);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < out->n; i++) {
+		struct e2v_manifest_entry key = { .ino = out->v[i].ino }, *e;
+
+		e = bsearch(&key, sorted, by_ino->n, sizeof(*sorted), e2v_ino_cmp);
+		if (e) /* always: only these inodes were collected */
+			out->v[i].m = e->m;
+	}
+out:
+	free(sorted);
+	ext2fs_free_inode_bitmap(want);
+	return err;
+}
+
+unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf)
+{
+	unsigned int bad = 0;
+
+	for (size_t i = 0; i < mf->n; i++) {
+		struct e2v_manifest_entry *e = &mf->v[i];
+		struct ext2_inode inode;
+
+		/* the names of one inode are next to each other only by chance: measure each */
+		e->err = e2verity_measure_inode(fs, e->ino, &e->m);
+		if (!e->err)
+			e->err = ext2fs_read_inode(fs, e->ino, &inode);
+		if (e->err) {
+			e2v_error(e->err, "while measuring '%s'", e->path);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+void e2v_write_path(FILE *f, const char *path)
+{
+	const char *s = path;
+
+	while (*s) {
+		unsigned char c = *s;
+		int n = e2v_utf8_seq(s);
+
+		if (c == '\\') {
+			fputs("\\\\", f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c < 0x20 || c == 0x7f || n == 0) {
+			/* a control byte or a byte that is not UTF-8: shown, never confused */
+			fprintf(f, "\\x%02x", c);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+}
+
+int e2v_path_needs_escape(const char *path)
+{
+	for (const char *s = path; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '\\')
+			return 1;
+	return !e2v_utf8_valid(path);
+}
+
+static void e2v_manifest_json_entry(struct e2v_json *j, const struct e2v_manifest_entry *e)
+{
+	const struct e2verity_descriptor *d = &e->m.desc;
+	char dg[E2V_DIGEST_STRING_MAX], salt[2 * E2VERITY_MAX_SALT_SIZE + 1];
+	char *hex;
+
+	e2v_json_begin_object(j, NULL);
+	e2v_json_string(j, "path", e->path);
+	if (!e2v_utf8_valid(e->path)) {
+		/* JSON strings are Unicode: the bytes themselves, so no name can be mistaken */
+		hex = malloc(2 * strlen(e->path) + 1);
+		if (hex) {
+			e2v_bin2hex((const uint8_t *)e->path, strlen(e->path), hex);
+			e2v_json_string(j, "path_hex", hex);
+			free(hex);
+		}
+	}
+	e2v_json_uint(j, "inode", e->ino);
+	e2v_json_uint(j, "size", d->data_size);
+	e2v_json_string(j, "hash_algorithm", e2verity_hash_alg_by_num(d->hash_algorithm)->name);
+	e2v_json_uint(j, "block_size", 1u << d->log_blocksize);
+	e2v_bin2hex(d->salt, d->salt_size, salt);
+	e2v_json_string(j, "salt", salt);
+	e2v_format_digest(d->hash_algorithm, e->m.digest, dg);
+	e2v_json_string(j, "digest", dg);
+	e2v_json_bool(j, "signed", d->sig_size > 0);
+	e2v_json_uint(j, "signature_size", d->sig_size);
+	e2v_json_end_object(j);
+}
+
+void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int for_builtin_sig,
+			const char *image, const struct e2v_manifest *mf)
+{
+	struct e2v_json j;
+
+	if (format != E2V_MANIFEST_JSON) {
+		for (size_t i = 0; i < mf->n; i++) {
+			const struct e2v_manifest_entry *e = &mf->v[i];
+			char hex[2 * E2VERITY_FORMATTED_DIGEST_MAX + 1];
+			uint8_t formatted[E2VERITY_FORMATTED_DIGEST_MAX];
+			size_t len;
+
+			if (e->err)
+				continue;
+			if (format != E2V_MANIFEST_COMPACT) {
+				e2v_digest_line(f, e->m.desc.hash_algorithm, e->m.digest, e->path,
+						for_builtin_sig);
+				continue;
+			}
+			if (for_builtin_sig &&
+			    !e2verity_formatted_digest(e->m.desc.hash_algorithm, e->m.digest,
+						       formatted, &len))
+				e2v_bin2hex(formatted, len, hex);
+			else
+				e2v_bin2hex(e->m.digest, e->m.digest_size, hex);
+			fprintf(f, "%s\n", hex);
+		}
+		return;
+	}
+	e2v_json_init(&j, f);
+	e2v_json_begin_object(&j, NULL);
+	e2v_json_string(&j, "image", image);
+	e2v_json_begin_array(&j, "files");
+	for (size_t i = 0; i < mf->n; i++)
+		if (!mf->v[i].err)
+			e2v_manifest_json_entry(&j, &mf->v[i]);
+	e2v_json_end_array(&j);
+	e2v_json_end_object(&j);
 }

@@ -48,7 +48,9 @@ int e2v_select_excluded(const struct e2v_selection *s, const char *path)
 static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_ino_t ino,
 				int walked)
 {
-	if (ext2fs_test_inode_bitmap2(s->seen, ino))
+	if (s->only && !ext2fs_test_inode_bitmap2(s->only, ino))
+		return 0;
+	if (ext2fs_test_inode_bitmap2(s->seen, ino) && !s->all_names)
 		return 0;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;

@@ -21,6 +21,8 @@ struct e2v_selection {
 	const char **excludes;	  /* globs */
 	size_t nexcludes;
 	int recursive; /* -r: a directory stands for the regular files under it */
+	int all_names;		   /* every name of a hard-linked file, not the first only */
+	ext2fs_inode_bitmap only;  /* when set: only these inodes are selected */
 	int verbose;
 	unsigned int errors; /* paths that could not be selected (each reported) */
 };
