@@ -477,7 +477,7 @@ static errcode_t e2v_check_owner(struct e2v_check *c, struct e2v_ext4_file *f)
 {
 	struct e2verity_finding fi = { 0 };
 
-	fi.err = e2v_check_past_eof(f, e2v_div_round_up(f->size, f->fs->blocksize));
+	fi.err = e2v_check_past_eof(f, e2v_div_round_up(f->size, f->fs->blocksize), NULL);
 	if (!fi.err)
 		return 0;
 	if (fi.err == E2VERITY_ET_NO_MEMORY)

@@ -238,6 +238,7 @@ static errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	errcode_t err;
 
 	*doing = NULL;
+	c->so.quiet = c->quiet;
 	err = e2v_load_signer(&c->so, &c->signer);
 	if (err)
 		return err;
