@@ -835,6 +835,8 @@ struct e2verity_seal_opts {
 	size_t sig_size;
 	e2verity_progress_fn progress; /* or NULL */
 	void *progress_ctx;
+	/* the files of a batch, hashed ahead on other threads: see e2verity_seal_batch_new() */
+	struct e2verity_batch *batch;
 };
 
 enum e2verity_seal_action {
@@ -938,6 +940,35 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
  */
 errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
 			      struct e2verity_seal_result *res);
+
+struct e2verity_batch;
+
+/**
+ * e2verity_seal_batch_new() - hash the small files of a batch ahead, on other threads
+ * @fs: the filesystem the files will be sealed in, opened from a file or device path
+ * @opts: seal options for every file of the batch (@opts->params.threads threads)
+ * @inos: the inodes, in the order they will be passed to e2verity_seal_inode();
+ *        kept, not copied, until e2verity_batch_free()
+ * @count: how many
+ * @ret: the batch, or NULL when it would not help (fewer than two threads or files)
+ *
+ * Set @opts->batch to the result, then seal the inodes in order: while this
+ * thread does the libext2fs work of one file (libext2fs is not thread-safe),
+ * the hashing threads read the data of the next ones straight from the image
+ * and build their Merkle trees in memory.  The results are identical.
+ * Inodes passed over, or sealed out of order, are simply hashed as usual.
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_seal_batch_new(ext2_filsys fs, const struct e2verity_seal_opts *opts,
+				  const ext2_ino_t *inos, size_t count,
+				  struct e2verity_batch **ret);
+
+/**
+ * e2verity_batch_free() - stop the hashing threads of a batch and release it
+ * @b: the batch, or NULL
+ */
+void e2verity_batch_free(struct e2verity_batch *b);
 
 #ifdef __cplusplus
 }

@@ -751,6 +751,7 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 {
 	struct e2verity_seal_result res;
 	ext2_filsys fs = NULL;
+	ext2_ino_t *inos = NULL;
 	int status = E2V_EXIT_OK;
 	errcode_t err;
 
@@ -772,8 +773,17 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 			return E2V_EXIT_FAILURE;
 		}
 	}
+	/* the small files are hashed a few files ahead while this thread writes */
+	inos = malloc(sel->n * sizeof(*inos));
+	if (inos) {
+		for (size_t i = 0; i < sel->n; i++)
+			inos[i] = sel->v[i].ino;
+		err = e2verity_seal_batch_new(fs, &c->opts, inos, sel->n, &c->opts.batch);
+		if (err)
+			e2v_error(err, "while starting hashing threads for '%s'", c->image);
+	}
 	c->total = sel->n;
-	for (size_t i = 0; i < sel->n; i++) {
+	for (size_t i = 0; !err && i < sel->n; i++) {
 		c->index = i;
 		c->current = sel->v[i].path;
 		err = e2verity_seal_inode(fs, sel->v[i].ino, &c->opts, &res);
@@ -799,6 +809,11 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 			e2v_seal_verbose(sel->v[i].path, &res, fs->blocksize);
 		}
 	}
+	if (err)
+		status = E2V_EXIT_FAILURE;
+	e2verity_batch_free(c->opts.batch);
+	c->opts.batch = NULL;
+	free(inos);
 	e2verity_workers_free(c->opts.params.workers);
 	c->opts.params.workers = NULL;
 	/* even after a failure: the bitmaps and counts of what was done go to disk */
