@@ -255,8 +255,7 @@ typedef errcode_t (*e2verity_read_fn)(void *ctx, void *buf, size_t count, uint64
  * stored tree (root level first, the layout of FS_IOC_READ_VERITY_METADATA).
  * Blocks arrive in the order they are completed, not in offset order.
  */
-typedef errcode_t (*e2verity_tree_fn)(void *ctx, const void *block, size_t size,
-				      uint64_t offset);
+typedef errcode_t (*e2verity_tree_fn)(void *ctx, const void *block, size_t size, uint64_t offset);
 
 struct e2verity_result {
 	struct e2verity_descriptor desc; /* sig_size 0 */
@@ -334,6 +333,18 @@ void e2verity_signer_set_embed(struct e2verity_signer *s, int embed);
  * Return: 1 or 0.
  */
 int e2verity_signer_embeds(const struct e2verity_signer *s);
+
+/**
+ * e2verity_signer_kernel_can_chain() - can the kernel chain the embedded
+ * certificates to a CA in its keyring
+ * @s: signer
+ *
+ * The kernel finds the CA that issued the last non-self-signed certificate of
+ * the signature only through that certificate's Authority Key Identifier.
+ *
+ * Return: 0 if the signatures embed certificates and that one has none, else 1.
+ */
+int e2verity_signer_kernel_can_chain(const struct e2verity_signer *s);
 
 /**
  * e2verity_sign_digest() - PKCS#7 signature of a file digest, as `fsverity sign`
@@ -481,6 +492,7 @@ enum e2verity_problem_code {
 	E2VERITY_PR_SIZE_WORD_UNUSUAL = 0x0208,
 	E2VERITY_PR_TREE_PAST_DESCRIPTOR = 0x0209,
 	E2VERITY_PR_TREE_HOLE = 0x020a,
+	E2VERITY_PR_METADATA_NOT_OWN = 0x020b,
 
 	E2VERITY_PR_DESC_BAD_VERSION = 0x0301,
 	E2VERITY_PR_DESC_BAD_HASH_ALG = 0x0302,
@@ -555,11 +567,11 @@ const char *e2verity_severity_name(enum e2verity_severity sev);
 struct e2verity_finding {
 	const struct e2verity_problem *problem;
 	ext2_ino_t ino;
-	uint64_t value;	   /* %v, %h */
-	uint64_t expected; /* %x */
-	uint64_t offset;   /* %o: byte offset in the file */
-	uint64_t block;	   /* %b */
-	uint64_t count;	   /* %n */
+	uint64_t value;	    /* %v, %h */
+	uint64_t expected;  /* %x */
+	uint64_t offset;    /* %o: byte offset in the file */
+	uint64_t block;	    /* %b */
+	uint64_t count;	    /* %n */
 	unsigned int level; /* %l */
 	unsigned int hash_size;
 	uint8_t stored[E2VERITY_MAX_DIGEST_SIZE];   /* %S */
@@ -606,9 +618,9 @@ struct e2verity_check_stats {
 };
 
 struct e2verity_check_opts {
-	unsigned int threads; /* hashing threads, as e2verity_params.threads */
+	unsigned int threads;		  /* hashing threads, as e2verity_params.threads */
 	struct e2verity_workers *workers; /* threads to reuse for every file, or NULL */
-	const char *certfile; /* verify built-in signatures against this PEM cert */
+	const char *certfile;		  /* verify built-in signatures against this PEM cert */
 	/* require it to chain to this PEM CA; alone, the signature's own certificate is used */
 	const char *cafile;
 	int require_signatures;
@@ -719,8 +731,8 @@ errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity
  * Return: 0, E2VERITY_ET_NO_SIGNATURE for a file without one, an error of
  * e2verity_measure_inode(), or a read error.
  */
-errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type,
-				 uint64_t offset, void *buf, size_t len, size_t *got);
+errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type, uint64_t offset,
+				 void *buf, size_t len, size_t *got);
 
 /* ---- all-or-nothing writes ---------------------------------------------------- */
 
@@ -805,10 +817,34 @@ errcode_t e2verity_txn_end(struct e2verity_txn *txn);
 
 /* ---- removing fs-verity ------------------------------------------------------- */
 
+/* Which blocks the inodes of a filesystem use, from one scan of them all */
+struct e2verity_owners;
+
+/**
+ * e2verity_owners_scan() - one scan of every inode, for unsealing many files
+ * @fs: open filesystem (its bitmaps are read if they are not loaded)
+ * @ret: the map; free it with e2verity_owners_free()
+ *
+ * Proving that a file's blocks are its own needs every inode's map; with
+ * this, unsealing N files costs one scan instead of N.  It stays valid while
+ * blocks are only freed (unsealing), not allocated.
+ *
+ * Return: 0, E2VERITY_ET_NO_MEMORY or an error from libext2fs (an inode
+ * whose map cannot be read makes every block unprovable).
+ */
+errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret);
+
+/**
+ * e2verity_owners_free() - release e2verity_owners_scan()'s map
+ * @o: map or NULL
+ */
+void e2verity_owners_free(struct e2verity_owners *o);
+
 /**
  * e2verity_unseal_check() - whether e2verity_unseal_inode() may proceed
  * @fs: open filesystem
  * @ino: a sealed inode
+ * @owners: e2verity_owners_scan()'s map, or NULL to scan every inode here
  *
  * Everything e2verity_unseal_inode() validates before it writes: the flags,
  * i_size, and that every block past the data is provably the file's own
@@ -819,7 +855,8 @@ errcode_t e2verity_txn_end(struct e2verity_txn *txn);
  * E2VERITY_ET_SIZE_TOO_LARGE, E2VERITY_ET_CORRUPT, E2VERITY_ET_META_* or an
  * error from libext2fs.
  */
-errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino);
+errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
+				const struct e2verity_owners *owners);
 
 /**
  * e2verity_unseal_inode() - remove a file's fs-verity metadata
@@ -837,6 +874,18 @@ errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino);
  * Return: 0, an error of e2verity_unseal_check(), or an error from libext2fs.
  */
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed);
+
+/**
+ * e2verity_unseal_inode_with() - e2verity_unseal_inode() with a map of the owners
+ * @fs: filesystem opened read-write, borrowed
+ * @ino: a sealed inode
+ * @owners: e2verity_owners_scan()'s map (made before this run of unseals), or NULL
+ * @freed: blocks released, or NULL
+ *
+ * Return: as e2verity_unseal_inode().
+ */
+errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
+				     const struct e2verity_owners *owners, blk64_t *freed);
 
 /* ---- sealing files in an ext4 image ------------------------------------------ */
 
@@ -868,6 +917,8 @@ struct e2verity_seal_opts {
 	size_t sig_size;
 	e2verity_progress_fn progress; /* or NULL */
 	void *progress_ctx;
+	/* the files of a batch, hashed ahead on other threads: see e2verity_seal_batch_new() */
+	struct e2verity_batch *batch;
 	/* or NULL: once *@cancel is non-zero, sealing stops with E2VERITY_ET_CANCELLED */
 	const volatile sig_atomic_t *cancel;
 };
@@ -950,8 +1001,8 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
  *
  * Return: 0, an error of e2verity_seal_prepare() or a read error.
  */
-errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
-			       struct e2verity_result *res);
+errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
+			       const struct e2verity_seal_opts *opts, struct e2verity_result *res);
 
 /**
  * e2verity_seal_inode() - enable fs-verity on one inode, as the kernel would
@@ -973,6 +1024,35 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino, const struct e2ve
  */
 errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
 			      struct e2verity_seal_result *res);
+
+struct e2verity_batch;
+
+/**
+ * e2verity_seal_batch_new() - hash the small files of a batch ahead, on other threads
+ * @fs: the filesystem the files will be sealed in, opened from a file or device path
+ * @opts: seal options for every file of the batch (@opts->params.threads threads)
+ * @inos: the inodes, in the order they will be passed to e2verity_seal_inode();
+ *        kept, not copied, until e2verity_batch_free()
+ * @count: how many
+ * @ret: the batch, or NULL when it would not help (fewer than two threads or files)
+ *
+ * Set @opts->batch to the result, then seal the inodes in order: while this
+ * thread does the libext2fs work of one file (libext2fs is not thread-safe),
+ * the hashing threads read the data of the next ones straight from the image
+ * and build their Merkle trees in memory.  The results are identical.
+ * Inodes passed over, or sealed out of order, are simply hashed as usual.
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_seal_batch_new(ext2_filsys fs, const struct e2verity_seal_opts *opts,
+				  const ext2_ino_t *inos, size_t count,
+				  struct e2verity_batch **ret);
+
+/**
+ * e2verity_batch_free() - stop the hashing threads of a batch and release it
+ * @b: the batch, or NULL
+ */
+void e2verity_batch_free(struct e2verity_batch *b);
 
 #ifdef __cplusplus
 }

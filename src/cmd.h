@@ -227,6 +227,7 @@ struct e2v_signer_opts {
 	const char *keyfile, *certfile;
 	const char *key_pass; /* openssl's -passin forms, or the pass phrase itself */
 	int embed;	      /* -1: the library decides; 0 or 1: --no-embed-cert, --embed-cert */
+	int quiet;	      /* no warnings */
 };
 
 #define E2V_SIGNER_LONG_OPTIONS                                                                    \

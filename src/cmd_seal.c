@@ -238,6 +238,7 @@ static errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	errcode_t err;
 
 	*doing = NULL;
+	c->so.quiet = c->quiet;
 	err = e2v_load_signer(&c->so, &c->signer);
 	if (err)
 		return err;
@@ -747,6 +748,7 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 {
 	struct e2v_seal_run run = { 0 };
 	struct e2v_image img;
+	ext2_ino_t *inos = NULL;
 	int status = E2V_EXIT_OK;
 	errcode_t err;
 
@@ -775,6 +777,18 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 	/* one set of hashing threads for all the files */
 	if (c->opts.params.threads > 1) {
 		err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
+		if (err) {
+			e2v_error(err, "while starting hashing threads for '%s'", c->image);
+			status = E2V_EXIT_FAILURE;
+			goto out;
+		}
+	}
+	/* the small files are hashed a few files ahead while this thread writes */
+	inos = malloc(sel->n * sizeof(*inos));
+	if (inos) {
+		for (size_t i = 0; i < sel->n; i++)
+			inos[i] = sel->v[i].ino;
+		err = e2verity_seal_batch_new(img.fs, &c->opts, inos, sel->n, &c->opts.batch);
 		if (err) {
 			e2v_error(err, "while starting hashing threads for '%s'", c->image);
 			status = E2V_EXIT_FAILURE;
@@ -826,6 +840,9 @@ static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *se
 		fprintf(stderr, "%s: %s: %zu of %zu files sealed\n", e2v_prog,
 			e2v_cancel ? strsignal(e2v_cancel) : "stopped", run.sealed, sel->n);
 out:
+	e2verity_batch_free(c->opts.batch);
+	c->opts.batch = NULL;
+	free(inos);
 	e2verity_workers_free(c->opts.params.workers);
 	c->opts.params.workers = NULL;
 	err = e2v_image_close(&img);
