@@ -10,7 +10,9 @@
 #
 # Every command of a group runs once per round, in turn, for BENCH_RUNS rounds; the table
 # gives the median wall time, the data rate, the ratio to `fsverity digest` over the same
-# files (higher is better) and the largest peak RSS (/usr/bin/time).  The page cache is warm.
+# files (higher is better), the largest peak RSS and the median CPU time (user + system, all
+# threads; /usr/bin/time).  The page cache is warm.  On a machine shared with other work, wall
+# times favour whatever runs more threads: read the CPU times too.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 E2VERITY=${E2VERITY:-$top/e2verity}
@@ -123,7 +125,7 @@ group()
 		while IFS='|' read -r label prep cmd; do
 			i=$((i + 1))
 			[ -z "$prep" ] || sh -c "$prep" </dev/null
-			/usr/bin/time -f '%e %M' -o res/t sh -c "$cmd" </dev/null >/dev/null 2>res/err ||
+			/usr/bin/time -f '%e %M %U %S' -o res/t sh -c "$cmd" </dev/null >/dev/null 2>res/err ||
 				{ echo "bench: '$cmd' failed: $(cat res/err)" >&2; exit 1; }
 			tail -n 1 res/t >>res/$i
 		done <res/cmds
@@ -137,10 +139,12 @@ group()
 		i=$((i + 1))
 		med=$(cut -d' ' -f1 res/$i | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 		rss=$(cut -d' ' -f2 res/$i | sort -n | tail -n 1)
+		cpu=$(awk '{ print $3 + $4 }' res/$i | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 		[ -n "$ref" ] || ref=$med
 		gbs=$(echo "scale=2; if ($med == 0) 0 else $g_bytes / $med / 1000000000" | bc)
 		ratio=$(echo "scale=2; if ($med == 0) 0 else $ref / $med" | bc)
-		printf '  %-44s %7.2f s %6.2f GB/s %6.2fx %7d KB\n' "$label" "$med" "$gbs" "$ratio" "$rss"
+		printf '  %-40s %7.2f s %6.2f GB/s %6.2fx %7d KB %7.2f s\n' "$label" "$med" "$gbs" "$ratio" \
+			"$rss" "$cpu"
 	done <res/cmds
 }
 
@@ -149,7 +153,8 @@ E=$E2VERITY
 echo
 echo "== $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== $(fsverity --version | head -1); e2verity $("$E" --version | cut -d' ' -f2); median of $RUNS"
-echo "   columns: median wall time, data rate, ratio to the first row (fsverity digest), peak RSS"
+echo "   columns: median wall time, data rate, ratio to the first row (fsverity digest), peak RSS,"
+echo "   median CPU time (user + system, all threads)"
 
 
 group "one ${SIZE_MB} MiB file of random data" "$(bytes big/big)" <<EOF

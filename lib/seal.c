@@ -205,6 +205,8 @@ static errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offs
 	struct e2v_seal_reader *rd = ctx;
 	errcode_t err;
 
+	if (rd->opts->cancel && *rd->opts->cancel)
+		return E2VERITY_ET_CANCELLED;
 	err = e2v_ext4_file_read(rd->f, buf, count, offset);
 	if (!err && rd->opts->progress)
 		rd->opts->progress(rd->opts->progress_ctx, offset + count, rd->f->size);
@@ -380,7 +382,7 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 	size_t sig_size = 0;
 	blk64_t meta_first = 0, tree_end, before = 0, inline_blocks = 0;
 	uint32_t orig_flags = 0;
-	int allocating = 0;
+	int allocating = 0, orphan = 0;
 	blk64_t iblocks_before;
 	errcode_t err, qerr;
 
@@ -421,12 +423,11 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 		goto out;
 	orig_flags = in->i_flags & ~EXT4_VERITY_FL;
 	/* a file being resealed is never flagged while its metadata is half written */
-	if (in->i_flags & EXT4_VERITY_FL) {
-		in->i_flags &= ~EXT4_VERITY_FL;
-		err = ext2fs_write_inode(fs, ino, in);
-		if (err)
-			goto out;
-	}
+	in->i_flags &= ~EXT4_VERITY_FL;
+	err = e2v_orphan_add(fs, ino, in);
+	if (err)
+		goto out;
+	orphan = 1;
 	before = e2v_file_blocks(&f);
 	err = e2v_punch_from(&f, e2v_div_round_up(plan.data_size, bs));
 	if (err)
@@ -506,6 +507,10 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 	err = ext2fs_inode_size_set(fs, in, plan.data_size);
 	if (err)
 		goto out;
+	err = e2v_orphan_del(fs, ino, in);
+	if (err)
+		goto out;
+	orphan = 0;
 	in->i_flags |= EXT4_VERITY_FL;
 	if (opts->flags & E2VERITY_SEAL_IMMUTABLE)
 		in->i_flags |= EXT2_IMMUTABLE_FL;
@@ -518,11 +523,14 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 	res->digest_size = r.digest_size;
 	res->blocks_allocated = inline_blocks + e2v_file_blocks(&f) - before;
 out:
-	if (err && allocating) {
+	if (err && (allocating || orphan)) {
 		/* leave the file as it was found: unsealed, without the blocks given to it */
 		in->i_flags = orig_flags;
 		(void)ext2fs_write_inode(fs, ino, in);
-		(void)e2v_punch_past(fs, ino, in, meta_first);
+		if (allocating)
+			(void)e2v_punch_past(fs, ino, in, meta_first);
+		if (orphan && !e2v_orphan_del(fs, ino, in))
+			(void)ext2fs_write_inode(fs, ino, in);
 	}
 	/* whatever stayed allocated (or was released) is the owner's quota */
 	if (f.bounce) {
