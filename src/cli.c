@@ -306,23 +306,6 @@ void e2v_report_image_error(errcode_t err, const char *doing, const char *image,
 		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
 }
 
-errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
-{
-	const char *doing = "opening", *reason;
-	errcode_t err;
-
-	*fs = NULL;
-	err = e2v_image_precheck(image, &reason);
-	if (err) {
-		e2v_error(err, "while opening '%s'%s", image, reason);
-		return err;
-	}
-	err = e2v_open_image(image, writable, fs, &doing);
-	if (err)
-		e2v_report_image_error(err, doing, image, writable);
-	return err;
-}
-
 errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino)
 {
 	errcode_t err;

@@ -41,7 +41,7 @@ static const struct e2v_command e2v_commands[] = {
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",
 	  "[-r] [-a|--all] [--files-from=LIST [-0|--null]] [--exclude=GLOB]...\n"
-	  "\t\t[-n|--dry-run] [-q] [-v] IMAGE [PATH...]",
+	  "\t\t[-n|--dry-run] [-q] [-v] [-z UNDO_FILE] [--force] IMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 };
 
