@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test-sanitizers.sh - the whole test suite again, on a build with ASan and UBSan and the OpenSSL hashing
 # (./configure --enable-sanitizers), in a copy of the source tree so the normal build stays as it is
+# (E2V_SAN_DIR, by default $TMPDIR/e2verity-sanitizers)
 set -e
 cd "$(dirname "$0")/.."
 src=$PWD
-dst=${E2V_SAN_DIR:-$src/build-sanitizers}
+# outside the source tree: inside a git work tree, tests that copy "what git tracks" (pkg/deb.sh)
+# would find nothing to copy
+dst=${E2V_SAN_DIR:-${TMPDIR:-/tmp}/e2verity-sanitizers}
 rm -rf "$dst"
 mkdir -p "$dst"
 # the sources only: a configured tree cannot be the source of another (VPATH) build
