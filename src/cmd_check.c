@@ -15,6 +15,7 @@
 #define FSCK_OK 0
 #define FSCK_UNCORRECTED 4
 #define FSCK_ERROR 8
+#define FSCK_CANCELED 32
 
 enum {
 	OPT_CA = OPT_FIRST_PRIVATE,
@@ -81,7 +82,8 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 	r->first_finding = c->nr_findings - c->pending_findings;
 	r->path = c->next_path ? strdup(c->next_path) : NULL;
 	c->pending_findings = 0;
-	return 0;
+	/* a signal stops the run between files: what was checked is still reported */
+	return e2v_cancel ? E2VERITY_ET_CANCELLED : 0;
 }
 
 static void e2v_on_progress(void *ctx, uint64_t done, uint64_t total)
@@ -400,6 +402,7 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		c.opts.progress = e2v_on_progress;
 
 	what = c.image;
+	e2v_catch_signals();
 	err = e2v_cli_open_image(c.image, 0, &fs);
 	if (err) {
 		/* reported by the opening: not twice */
@@ -423,7 +426,12 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 			 c.image);
 		status |= FSCK_ERROR;
 	}
-	if (err) {
+	if (err == E2VERITY_ET_CANCELLED) {
+		fprintf(stderr, "%s: %s: check of '%s' cancelled\n", e2v_prog,
+			strsignal(e2v_cancel), c.image);
+		snprintf(errbuf, sizeof(errbuf), "cancelled by %s", strsignal(e2v_cancel));
+		status |= FSCK_CANCELED;
+	} else if (err) {
 		e2v_error(err, "while %s '%s'", doing, what);
 		snprintf(errbuf, sizeof(errbuf), "%s while %s '%s'", error_message(err), doing,
 			 what);

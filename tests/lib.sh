@@ -68,6 +68,13 @@ make_data()
 	head -c "$2" /dev/urandom >"$1"
 }
 
+# seeded FILE SIZE SEED: pseudo-random bytes, the same for the same SEED in every run
+seeded()
+{
+	head -c "$2" /dev/zero |
+		openssl enc -aes-128-ctr -nosalt -K "$(printf '%032x' "$3")" -iv 0 2>/dev/null >"$1"
+}
+
 # make_sparse FILE SIZE: a hole with a little data at the start and the end
 make_sparse()
 {

@@ -144,3 +144,21 @@ check_sealed()
 	cmp -s "$il_w/meta" "$il_w/expect" || { echo "$il_p: metadata bytes differ from fsverity-utils'" >&2; return 1; }
 	echo "$(cut -d' ' -f1 "$il_w/digest") $il_p"
 }
+
+# snapshot_cmds PATH...: the debugfs commands that snapshot reads (stat and ex of each path)
+snapshot_cmds()
+{
+	for sc_p in "$@"; do
+		printf 'stat "%s"\nex "%s"\n' "$sc_p" "$sc_p"
+	done
+}
+
+# snapshot IMG CMDS: per path of CMDS (from snapshot_cmds), "PATH flags 0x..." and its extents,
+# from one debugfs run
+snapshot()
+{
+	debugfs -f "$2" "$1" 2>/dev/null |
+		awk '/^debugfs: stat /{ f = $3; gsub(/"/, "", f) }
+		     /Flags:/{ for (i = 1; i < NF; i++) if ($i == "Flags:") print f, "flags", $(i + 1) }
+		     /^ *[0-9]+\/ *[0-9]+ /{ print f, $0 }'
+}

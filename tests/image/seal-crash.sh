@@ -10,12 +10,6 @@ FAULT=${top_builddir:-.}/tests/helpers/e2verity-fault
 t_tmpdir
 cd "$T_TMP" || exit 1
 
-# seeded bytes, the same in every run
-seeded()
-{
-	head -c "$2" /dev/zero |
-		openssl enc -aes-128-ctr -nosalt -K "$(printf '%032x' "$3")" -iv 0 2>/dev/null >"$1"
-}
 
 mkdir -p src/dir
 : >src/empty
@@ -33,19 +27,10 @@ for f in $FILES; do
 	echo "$(fsverity digest "src$f" | cut -d' ' -f1) $f"
 done >want.all
 
-# snapshot IMG: per file, its flags and its extents, from one debugfs run
-for f in $FILES; do
-	printf 'stat "%s"\nex "%s"\n' "$f" "$f"
-done >snap.cmds
-snapshot()
-{
-	debugfs -f snap.cmds "$1" 2>/dev/null |
-		awk '/^debugfs: stat /{ f = $3; gsub(/"/, "", f) }
-		     /Flags:/{ for (i = 1; i < NF; i++) if ($i == "Flags:") print f, "flags", $(i + 1) }
-		     /^ *[0-9]+\/ *[0-9]+ /{ print f, $0 }'
-}
-# an unsealed file is as mke2fs made it
-snapshot base.img >ref.snap
+# per file, its flags and its extents, from one debugfs run; an unsealed file is as mke2fs made it
+# shellcheck disable=SC2086
+snapshot_cmds $FILES >snap.cmds
+snapshot base.img snap.cmds >ref.snap
 
 # judge NAME IMG: after replay, e2fsck is clean, each file sealed and right or as mke2fs made it
 judge()
@@ -56,7 +41,7 @@ judge()
 		fail "$j_name: e2fsck -fn after replay: $(grep -v '^Pass\|^e2fsck' fsck.out | head -5)"
 		return
 	fi
-	snapshot "$j_img" >cut.snap
+	snapshot "$j_img" snap.cmds >cut.snap
 	j_sealed=0
 	for f in $FILES; do
 		flags=$(awk -v f="$f" '$1 == f && $2 == "flags" { print $3 }' cut.snap)

@@ -10,11 +10,6 @@ FAULT=${top_builddir:-.}/tests/helpers/e2verity-fault
 t_tmpdir
 cd "$T_TMP" || exit 1
 
-seeded()
-{
-	head -c "$2" /dev/zero |
-		openssl enc -aes-128-ctr -nosalt -K "$(printf '%032x' "$3")" -iv 0 2>/dev/null >"$1"
-}
 
 # one large file and hundreds of small ones
 mkdir -p src/many
@@ -30,17 +25,9 @@ mkimg base.img src 128M -b 4096 || exit 1
 e2fsck -fy base.img >/dev/null 2>&1
 fsck_clean base.img || exit 1
 
-while read -r f; do
-	printf 'stat "%s"\nex "%s"\n' "$f" "$f"
-done <files >snap.cmds
-snapshot()
-{
-	debugfs -f snap.cmds "$1" 2>/dev/null |
-		awk '/^debugfs: stat /{ f = $3; gsub(/"/, "", f) }
-		     /Flags:/{ for (i = 1; i < NF; i++) if ($i == "Flags:") print f, "flags", $(i + 1) }
-		     /^ *[0-9]+\/ *[0-9]+ /{ print f, $0 }'
-}
-snapshot base.img >ref.snap
+# shellcheck disable=SC2046
+snapshot_cmds $(cat files) >snap.cmds
+snapshot base.img snap.cmds >ref.snap
 
 # whole NAME IMG: e2fsck -fn clean; every file sealed with fsverity-utils' digest, or untouched
 whole()
@@ -49,7 +36,7 @@ whole()
 		fail "$1: e2fsck -fn: $(grep -v '^Pass\|^e2fsck' fsck.out | head -5)"
 		return 1
 	fi
-	snapshot "$2" >cut.snap
+	snapshot "$2" snap.cmds >cut.snap
 	"$E2VERITY" measure --all "$2" 2>/dev/null | sort -k2 >measure.out
 	# the sealed ones: exactly fsverity-utils' digests
 	if ! grep -F -x -f measure.out want.all | cmp -s - measure.out; then
@@ -121,6 +108,20 @@ for t in 0.05 0.15 0.3 0.5 0.8 1.2; do
 	"$E2VERITY" seal -q -a kill.img >/dev/null 2>&1 || fail "kill -9 after ${t}s: sealing again"
 	whole "kill -9 after ${t}s, sealed again" kill.img
 done
+
+# check stops between files on SIGTERM, reports what it checked, and exits with fsck's 32
+"$E2VERITY" check -j1 kill.img >chk.out 2>chk.err &
+pid=$!
+sleep 0.3
+kill -TERM $pid 2>/dev/null
+wait $pid
+rc=$?
+if [ "$rc" -eq 32 ]; then
+	check "check cancelled: says so" grep -q "cancelled" chk.err
+	check "check cancelled: reports what it checked" grep -q "files checked" chk.out
+else
+	check "check not cancelled: finished clean (exit $rc)" test "$rc" -eq 0
+fi
 
 # without a journal: an interrupted run shows, and is refused until e2fsck has run
 mkimg nj.img src 128M -b 4096 -O ^has_journal || exit 1
