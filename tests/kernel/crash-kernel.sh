@@ -8,6 +8,7 @@ set -eu
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 KHARNESS_DIR=$top_srcdir/tests/kernel
+V=${V:-}
 # shellcheck source=tests/lib.sh disable=SC1091
 . "$top_srcdir/tests/lib.sh"
 # shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
