@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "disk.h"
+
+/* --partition, for whichever image the command opens */
+static const char *e2v_partition;
 
 void e2v_usage(const struct e2v_command *cmd, FILE *f)
 {
@@ -107,6 +110,7 @@ int e2v_getopt(struct e2v_getopt *g)
 	char name[64];
 	int opt;
 
+again:
 	opt = getopt_long(g->argc, g->argv, g->shortopts, g->longopts, NULL);
 	if (opt == -1)
 		return -1;
@@ -122,6 +126,11 @@ int e2v_getopt(struct e2v_getopt *g)
 			return '?';
 		}
 		g->seen[opt] = 1;
+	}
+	/* the options of the image itself, the same in every command */
+	if (opt == OPT_PARTITION) {
+		e2v_partition = optarg;
+		goto again;
 	}
 	return opt;
 }
@@ -268,30 +277,6 @@ void e2v_progress_clear(struct e2v_progress *p)
 
 /* ---- images -------------------------------------------------------------------- */
 
-errcode_t e2v_image_precheck(const char *image, const char **reason)
-{
-	unsigned char magic[4];
-	struct stat st;
-	int fd;
-
-	*reason = "";
-	if (stat(image, &st) < 0)
-		return errno;
-	if (S_ISDIR(st.st_mode))
-		return EISDIR;
-	fd = open(image, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) && magic[0] == 0x1f &&
-	    magic[1] == 0x8b) {
-		close(fd);
-		*reason = " (it is gzip-compressed: decompress it first)";
-		return EXT2_ET_BAD_MAGIC;
-	}
-	close(fd);
-	return 0;
-}
-
 void e2v_report_image_error(errcode_t err, const char *doing, const char *image, int writable)
 {
 	const char *why = err == EXT2_ET_BAD_MAGIC    ? " (not an ext4 filesystem image)"
@@ -306,20 +291,63 @@ void e2v_report_image_error(errcode_t err, const char *doing, const char *image,
 		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
 }
 
+errcode_t e2v_cli_resolve_image(const char *image, struct e2v_disk *d)
+{
+	char why[256];
+	errcode_t err;
+
+	err = e2v_disk_resolve(d, image, e2v_partition, why, sizeof(why));
+	if (err)
+		e2v_error(err, "while opening '%s'%s", image, why);
+	return err;
+}
+
+/* the image the read-only commands and unseal opened, for e2v_cli_close_image() */
+static struct e2v_disk e2v_opened;
+
 errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
 {
-	const char *doing = "opening", *reason;
+	const char *doing = "opening";
+	char *name = NULL;
 	errcode_t err;
 
 	*fs = NULL;
-	err = e2v_image_precheck(image, &reason);
+	err = e2v_cli_resolve_image(image, &e2v_opened);
 	if (err) {
-		e2v_error(err, "while opening '%s'%s", image, reason);
+		e2v_disk_free(&e2v_opened);
 		return err;
 	}
-	err = e2v_open_image(image, writable, fs, &doing);
-	if (err)
+	/* libext2fs takes e2fsprogs' NAME?io_options form */
+	if (asprintf(&name, "%s%s%s", e2v_opened.open_name, e2v_opened.io_options[0] ? "?" : "",
+		     e2v_opened.io_options) < 0) {
+		name = NULL;
+		err = ENOMEM;
+	}
+	if (!err)
+		err = e2v_open_image(name, writable, fs, &doing);
+	free(name);
+	if (err) {
 		e2v_report_image_error(err, doing, image, writable);
+		e2v_disk_free(&e2v_opened);
+	}
+	return err;
+}
+
+errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
+{
+	errcode_t err = 0;
+
+	if (*fs)
+		err = ext2fs_close_free(fs);
+	if (err)
+		e2v_error(err, "while writing '%s'", image);
+	/* a sparse image is written back whole, and only after everything went well */
+	if (!err && written && e2v_opened.sparse) {
+		err = e2v_disk_write_back(&e2v_opened);
+		if (err)
+			e2v_error(err, "while writing the sparse image '%s'", image);
+	}
+	e2v_disk_free(&e2v_opened);
 	return err;
 }
 

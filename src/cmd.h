@@ -38,6 +38,7 @@ enum {
 	OPT_KEY_PASS,
 	OPT_EMBED_CERT,
 	OPT_NO_EMBED_CERT,
+	OPT_PARTITION,
 	OPT_FIRST_PRIVATE, /* commands number their own options from here */
 };
 
@@ -47,6 +48,9 @@ enum {
 	{ "salt", required_argument, NULL, OPT_SALT },                          \
 	{ "out-merkle-tree", required_argument, NULL, OPT_OUT_MERKLE_TREE },    \
 	{ "out-descriptor", required_argument, NULL, OPT_OUT_DESCRIPTOR }
+
+/* the options of the image itself, handled by e2v_getopt() for every command that opens one */
+#define E2V_IMAGE_LONG_OPTIONS { "partition", required_argument, NULL, OPT_PARTITION }
 
 /* what the tree options collect */
 struct e2v_tree_opts {
@@ -137,15 +141,21 @@ void e2v_progress_update(struct e2v_progress *p, uint64_t done, uint64_t total, 
 /* Erases the line before other output. */
 void e2v_progress_clear(struct e2v_progress *p);
 
-/*
- * What is wrong with an image file before libext2fs sees it: missing, a
- * directory, compressed (@reason then says so).  Returns 0 or an errno-like code.
- */
-errcode_t e2v_image_precheck(const char *image, const char **reason);
 /* Reports a failure to open @image in the one wording every command uses. */
 void e2v_report_image_error(errcode_t err, const char *doing, const char *image, int writable);
-/* Opens @image as e2v_open_image() does, and reports a failure. */
+struct e2v_disk;
+/*
+ * Finds the filesystem of @image (IMAGE?offset=BYTES, --partition, an
+ * Android sparse image: see disk.h) and reports a failure.
+ */
+errcode_t e2v_cli_resolve_image(const char *image, struct e2v_disk *d);
+/* Opens @image as e2v_open_image() does, wherever its filesystem lies, and reports a failure. */
 errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs);
+/*
+ * Closes what e2v_cli_open_image() opened; when @written, a sparse image is
+ * encoded back.  Reports a failure.
+ */
+errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written);
 /* Looks up an absolute @path inside @image, and reports a failure in plain words. */
 errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino);
 

@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "disk.h"
 #include "manifest.h"
 #include "select.h"
 
@@ -37,6 +38,7 @@ struct e2v_seal_cli {
 	struct e2v_tree_opts tree;
 	struct e2verity_seal_opts opts;
 	const char *image;
+	struct e2v_disk disk; /* where its filesystem lies */
 	const char *undo_file;
 	struct e2v_signer_opts so;
 	/* detached signatures: a directory of PATH.sig files, or one file for one PATH */
@@ -90,6 +92,7 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		{ "verbose", no_argument, NULL, 'v' },
 		E2V_SIGNER_LONG_OPTIONS,
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		E2V_IMAGE_LONG_OPTIONS,
 		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
@@ -427,6 +430,12 @@ static int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
 	return bad ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
 }
 
+/* NULL, or "offset=N" when the filesystem does not start the file */
+static const char *e2v_io_options(const struct e2v_seal_cli *c)
+{
+	return c->disk.io_options[0] ? c->disk.io_options : NULL;
+}
+
 /* One e2verity at a time per image: the lock lives as long as the process. */
 static errcode_t e2v_lock_image(const char *image, int exclusive)
 {
@@ -490,7 +499,8 @@ static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size
 	FILE *f = NULL;
 	errcode_t err;
 
-	err = ext2fs_open2(c->image, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+	err = ext2fs_open2(c->disk.open_name, e2v_io_options(c), EXT2_FLAG_64BITS, 0, 0,
+			   unix_io_manager, &fs);
 	if (!err)
 		err = e2v_manifest_names(fs, c->image, &c->mf, &all);
 	if (err)
@@ -719,8 +729,8 @@ static errcode_t e2v_open_rw(struct e2v_seal_cli *c, ext2_filsys *fs)
 				"command:\n    e2undo %s %s\n\n",
 				c->undo_file, c->image);
 	}
-	err = ext2fs_open2(c->image, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE, 0,
-			   0, io, fs);
+	err = ext2fs_open2(c->disk.open_name, e2v_io_options(c),
+			   EXT2_FLAG_RW | EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE, 0, 0, io, fs);
 	if (err)
 		return err;
 	e2v_fix_time(*fs);
@@ -829,7 +839,6 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	struct e2v_seal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
 	struct e2verity_seal_plan *plans = NULL;
-	const char *reason;
 	ext2_filsys fs = NULL;
 	int mount_flags = 0, status, work = 0;
 	errcode_t err;
@@ -850,17 +859,15 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		}
 	}
-	err = e2v_image_precheck(c.image, &reason);
-	if (err) {
-		e2v_error(err, "while opening '%s'%s", c.image, reason);
+	err = e2v_cli_resolve_image(c.image, &c.disk);
+	if (err)
 		goto out;
-	}
-	err = e2v_lock_image(c.image, !c.dry_run);
+	err = e2v_lock_image(c.disk.file, !c.dry_run);
 	if (err) {
 		e2v_report_image_error(err, "locking", c.image, 0);
 		goto out;
 	}
-	err = ext2fs_check_if_mounted(c.image, &mount_flags);
+	err = ext2fs_check_if_mounted(c.disk.file, &mount_flags);
 	if (!err && (mount_flags & EXT2_MF_MOUNTED))
 		err = E2VERITY_ET_MOUNTED;
 	if (err) {
@@ -869,7 +876,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
-	err = ext2fs_open2(c.image, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+	err = ext2fs_open2(c.disk.open_name, e2v_io_options(&c), EXT2_FLAG_64BITS, 0, 0,
+			   unix_io_manager, &fs);
 	if (err) {
 		e2v_report_image_error(err, "opening", c.image, 0);
 		goto out;
@@ -926,6 +934,14 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_seal_report_skips(&c, &sel, plans);
 	else
 		status = e2v_seal_write(&c, &sel);
+	/* a sparse image is encoded back only after every file went well */
+	if (status == E2V_EXIT_OK && work && c.disk.sparse) {
+		err = e2v_disk_write_back(&c.disk);
+		if (err) {
+			e2v_error(err, "while writing the sparse image '%s'", c.image);
+			status = E2V_EXIT_FAILURE;
+		}
+	}
 	if (status == E2V_EXIT_OK)
 		status = e2v_seal_manifest_write(&c);
 	if (e2v_flush_stdout())
@@ -937,6 +953,7 @@ out:
 		e2v_select_free(&sel);
 	free(plans);
 	e2v_manifest_free(&c.mf);
+	e2v_disk_free(&c.disk);
 	for (size_t i = 0; i < c.ndetached; i++)
 		free(c.detached[i].sig);
 	free(c.detached);

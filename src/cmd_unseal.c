@@ -46,6 +46,7 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int repeatable[] = { OPT_FILES_FROM, OPT_EXCLUDE, 0 };
@@ -205,11 +206,11 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 out:
 	if (fs) {
-		err = ext2fs_close_free(&fs);
-		if (err && status == E2V_EXIT_OK) {
-			e2v_error(err, "while writing '%s'", c.image);
+		/* a sparse image is written back only when everything went well */
+		err = e2v_cli_close_image(c.image, &fs,
+					  status == E2V_EXIT_OK && !c.dry_run && ntodo);
+		if (err)
 			status = E2V_EXIT_FAILURE;
-		}
 	}
 	if (e2v_flush_stdout() && status == E2V_EXIT_OK)
 		status = E2V_EXIT_FAILURE;

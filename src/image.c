@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -28,21 +30,26 @@ static errcode_t e2v_lock_image(const char *image, int exclusive)
 errcode_t e2v_open_image(const char *image, int writable, ext2_filsys *fs, const char **doing)
 {
 	int mount_flags = 0;
+	char *path;
 	errcode_t err;
 
 	*fs = NULL;
+	/* e2fsprogs' IMAGE?io_options form: the file is what comes before the '?' */
+	path = strdup(image);
+	if (!path)
+		return ENOMEM;
+	path[strcspn(path, "?")] = '\0';
 	*doing = "locking";
-	err = e2v_lock_image(image, writable);
+	err = e2v_lock_image(path, writable);
+	if (!err && writable) {
+		*doing = "checking whether it is mounted";
+		err = ext2fs_check_if_mounted(path, &mount_flags);
+		if (!err && (mount_flags & EXT2_MF_MOUNTED))
+			err = E2VERITY_ET_MOUNTED;
+	}
+	free(path);
 	if (err)
 		return err;
-	if (writable) {
-		*doing = "checking whether it is mounted";
-		err = ext2fs_check_if_mounted(image, &mount_flags);
-		if (err)
-			return err;
-		if (mount_flags & EXT2_MF_MOUNTED)
-			return E2VERITY_ET_MOUNTED;
-	}
 	*doing = "opening";
 	/*
 	 * Read-only opens tolerate bad checksums: check reports what it can
