@@ -16,7 +16,46 @@
 #include <blkid.h>
 #endif
 #ifdef HAVE_LIBSPARSE
+#include <dlfcn.h>
 #include <sparse/sparse.h>
+
+/*
+ * libsparse, opened when an image is sparse: the functions used, looked up
+ * by their own names and typed by their own declarations.
+ */
+static struct {
+	__typeof__(sparse_file_import) *import;
+	__typeof__(sparse_file_block_size) *block_size;
+	__typeof__(sparse_file_len) *len;
+	__typeof__(sparse_file_write) *write;
+	__typeof__(sparse_file_destroy) *destroy;
+	__typeof__(sparse_file_new) *new_file;
+	__typeof__(sparse_file_add_fill) *add_fill;
+	__typeof__(sparse_file_add_fd) *add_fd;
+} e2v_sp;
+
+static int e2v_load_libsparse(void)
+{
+	void *h;
+
+	if (e2v_sp.import)
+		return 0;
+	h = dlopen(E2V_LIBSPARSE, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -1;
+	*(void **)&e2v_sp.block_size = dlsym(h, "sparse_file_block_size");
+	*(void **)&e2v_sp.len = dlsym(h, "sparse_file_len");
+	*(void **)&e2v_sp.write = dlsym(h, "sparse_file_write");
+	*(void **)&e2v_sp.destroy = dlsym(h, "sparse_file_destroy");
+	*(void **)&e2v_sp.new_file = dlsym(h, "sparse_file_new");
+	*(void **)&e2v_sp.add_fill = dlsym(h, "sparse_file_add_fill");
+	*(void **)&e2v_sp.add_fd = dlsym(h, "sparse_file_add_fd");
+	if (!e2v_sp.block_size || !e2v_sp.len || !e2v_sp.write || !e2v_sp.destroy ||
+	    !e2v_sp.new_file || !e2v_sp.add_fill || !e2v_sp.add_fd)
+		return -1;
+	*(void **)&e2v_sp.import = dlsym(h, "sparse_file_import");
+	return e2v_sp.import ? 0 : -1;
+}
 #endif
 
 #define E2V_SPARSE_MAGIC 0xed26ff3a
@@ -190,13 +229,19 @@ static errcode_t e2v_sparse_expand(struct e2v_disk *d, int fd, char *why, size_t
 	int rawfd = -1, r;
 	errcode_t err = 0;
 
-	s = sparse_file_import(fd, false, false);
+	if (e2v_load_libsparse()) {
+		e2v_why(why, ws,
+			" (an Android sparse image: %s cannot be loaded, see android-libsparse)",
+			E2V_LIBSPARSE);
+		return EXT2_ET_UNIMPLEMENTED;
+	}
+	s = e2v_sp.import(fd, false, false);
 	if (!s) {
 		e2v_why(why, ws, " (a damaged Android sparse image)");
 		return EXT2_ET_BAD_MAGIC;
 	}
-	d->sparse_block_size = sparse_file_block_size(s);
-	len = sparse_file_len(s, false, false);
+	d->sparse_block_size = e2v_sp.block_size(s);
+	len = e2v_sp.len(s, false, false);
 	if (asprintf(&d->raw, "%s/e2verity-raw-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") < 0) {
 		d->raw = NULL;
 		err = ENOMEM;
@@ -210,7 +255,7 @@ static errcode_t e2v_sparse_expand(struct e2v_disk *d, int fd, char *why, size_t
 		e2v_why(why, ws, " (cannot make a temporary file to expand the sparse image)");
 		goto out;
 	}
-	r = sparse_file_write(s, rawfd, false, false, false);
+	r = e2v_sp.write(s, rawfd, false, false, false);
 	if (r < 0 || ftruncate(rawfd, len) < 0) {
 		err = r < 0 ? -r : errno;
 		e2v_why(why, ws, " (expanding the sparse image into '%s')", d->raw);
@@ -218,7 +263,7 @@ static errcode_t e2v_sparse_expand(struct e2v_disk *d, int fd, char *why, size_t
 out:
 	if (rawfd >= 0 && close(rawfd) < 0 && !err)
 		err = errno;
-	sparse_file_destroy(s);
+	e2v_sp.destroy(s);
 	return err;
 }
 
@@ -287,8 +332,8 @@ static errcode_t e2v_sparse_build(struct sparse_file *s, int rawfd, uint64_t len
 			}
 			if (err)
 				break;
-			if (fill ? sparse_file_add_fill(s, val, pos - start, start / bs)
-				 : sparse_file_add_fd(s, rawfd, start, pos - start, start / bs))
+			if (fill ? e2v_sp.add_fill(s, val, pos - start, start / bs)
+				 : e2v_sp.add_fd(s, rawfd, start, pos - start, start / bs))
 				err = ENOMEM;
 		}
 	}
@@ -315,7 +360,7 @@ errcode_t e2v_disk_write_back(struct e2v_disk *d)
 		err = errno;
 		goto out;
 	}
-	s = sparse_file_new(d->sparse_block_size, st.st_size);
+	s = e2v_sp.new_file(d->sparse_block_size, st.st_size);
 	if (!s) {
 		err = ENOMEM;
 		goto out;
@@ -323,7 +368,7 @@ errcode_t e2v_disk_write_back(struct e2v_disk *d)
 	err = e2v_sparse_build(s, rawfd, st.st_size, d->sparse_block_size);
 	if (!err)
 		err = e2v_outfile_open(&out, d->file);
-	if (!err && sparse_file_write(s, out.fd, false, true, false) < 0)
+	if (!err && e2v_sp.write(s, out.fd, false, true, false) < 0)
 		err = EIO;
 	/* the new sparse image replaces the old one whole, or not at all */
 	if (!err)
@@ -331,7 +376,7 @@ errcode_t e2v_disk_write_back(struct e2v_disk *d)
 	e2v_outfile_abort(&out);
 out:
 	if (s)
-		sparse_file_destroy(s);
+		e2v_sp.destroy(s);
 	close(rawfd);
 	return err;
 #else
