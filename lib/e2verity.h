@@ -254,8 +254,7 @@ typedef errcode_t (*e2verity_read_fn)(void *ctx, void *buf, size_t count, uint64
  * stored tree (root level first, the layout of FS_IOC_READ_VERITY_METADATA).
  * Blocks arrive in the order they are completed, not in offset order.
  */
-typedef errcode_t (*e2verity_tree_fn)(void *ctx, const void *block, size_t size,
-				      uint64_t offset);
+typedef errcode_t (*e2verity_tree_fn)(void *ctx, const void *block, size_t size, uint64_t offset);
 
 struct e2verity_result {
 	struct e2verity_descriptor desc; /* sig_size 0 */
@@ -480,6 +479,7 @@ enum e2verity_problem_code {
 	E2VERITY_PR_SIZE_WORD_UNUSUAL = 0x0208,
 	E2VERITY_PR_TREE_PAST_DESCRIPTOR = 0x0209,
 	E2VERITY_PR_TREE_HOLE = 0x020a,
+	E2VERITY_PR_METADATA_NOT_OWN = 0x020b,
 
 	E2VERITY_PR_DESC_BAD_VERSION = 0x0301,
 	E2VERITY_PR_DESC_BAD_HASH_ALG = 0x0302,
@@ -554,11 +554,11 @@ const char *e2verity_severity_name(enum e2verity_severity sev);
 struct e2verity_finding {
 	const struct e2verity_problem *problem;
 	ext2_ino_t ino;
-	uint64_t value;	   /* %v, %h */
-	uint64_t expected; /* %x */
-	uint64_t offset;   /* %o: byte offset in the file */
-	uint64_t block;	   /* %b */
-	uint64_t count;	   /* %n */
+	uint64_t value;	    /* %v, %h */
+	uint64_t expected;  /* %x */
+	uint64_t offset;    /* %o: byte offset in the file */
+	uint64_t block;	    /* %b */
+	uint64_t count;	    /* %n */
 	unsigned int level; /* %l */
 	unsigned int hash_size;
 	uint8_t stored[E2VERITY_MAX_DIGEST_SIZE];   /* %S */
@@ -605,9 +605,9 @@ struct e2verity_check_stats {
 };
 
 struct e2verity_check_opts {
-	unsigned int threads; /* hashing threads, as e2verity_params.threads */
+	unsigned int threads;		  /* hashing threads, as e2verity_params.threads */
 	struct e2verity_workers *workers; /* threads to reuse for every file, or NULL */
-	const char *certfile; /* verify built-in signatures against this PEM cert */
+	const char *certfile;		  /* verify built-in signatures against this PEM cert */
 	/* require it to chain to this PEM CA; alone, the signature's own certificate is used */
 	const char *cafile;
 	int require_signatures;
@@ -718,15 +718,39 @@ errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity
  * Return: 0, E2VERITY_ET_NO_SIGNATURE for a file without one, an error of
  * e2verity_measure_inode(), or a read error.
  */
-errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type,
-				 uint64_t offset, void *buf, size_t len, size_t *got);
+errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type, uint64_t offset,
+				 void *buf, size_t len, size_t *got);
 
 /* ---- removing fs-verity ------------------------------------------------------- */
+
+/* Which blocks the inodes of a filesystem use, from one scan of them all */
+struct e2verity_owners;
+
+/**
+ * e2verity_owners_scan() - one scan of every inode, for unsealing many files
+ * @fs: open filesystem (its bitmaps are read if they are not loaded)
+ * @ret: the map; free it with e2verity_owners_free()
+ *
+ * Proving that a file's blocks are its own needs every inode's map; with
+ * this, unsealing N files costs one scan instead of N.  It stays valid while
+ * blocks are only freed (unsealing), not allocated.
+ *
+ * Return: 0, E2VERITY_ET_NO_MEMORY or an error from libext2fs (an inode
+ * whose map cannot be read makes every block unprovable).
+ */
+errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret);
+
+/**
+ * e2verity_owners_free() - release e2verity_owners_scan()'s map
+ * @o: map or NULL
+ */
+void e2verity_owners_free(struct e2verity_owners *o);
 
 /**
  * e2verity_unseal_check() - whether e2verity_unseal_inode() may proceed
  * @fs: open filesystem
  * @ino: a sealed inode
+ * @owners: e2verity_owners_scan()'s map, or NULL to scan every inode here
  *
  * Everything e2verity_unseal_inode() validates before it writes: the flags,
  * i_size, and that every block past the data is provably the file's own
@@ -737,7 +761,8 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
  * E2VERITY_ET_SIZE_TOO_LARGE, E2VERITY_ET_CORRUPT, E2VERITY_ET_META_* or an
  * error from libext2fs.
  */
-errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino);
+errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
+				const struct e2verity_owners *owners);
 
 /**
  * e2verity_unseal_inode() - remove a file's fs-verity metadata
@@ -755,6 +780,18 @@ errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino);
  * Return: 0, an error of e2verity_unseal_check(), or an error from libext2fs.
  */
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed);
+
+/**
+ * e2verity_unseal_inode_with() - e2verity_unseal_inode() with a map of the owners
+ * @fs: filesystem opened read-write, borrowed
+ * @ino: a sealed inode
+ * @owners: e2verity_owners_scan()'s map (made before this run of unseals), or NULL
+ * @freed: blocks released, or NULL
+ *
+ * Return: as e2verity_unseal_inode().
+ */
+errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
+				     const struct e2verity_owners *owners, blk64_t *freed);
 
 /* ---- sealing files in an ext4 image ------------------------------------------ */
 
@@ -866,8 +903,8 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
  *
  * Return: 0, an error of e2verity_seal_prepare() or a read error.
  */
-errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
-			       struct e2verity_result *res);
+errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
+			       const struct e2verity_seal_opts *opts, struct e2verity_result *res);
 
 /**
  * e2verity_seal_inode() - enable fs-verity on one inode, as the kernel would

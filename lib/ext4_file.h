@@ -90,7 +90,9 @@ errcode_t e2v_open_sealed(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *
  * past_eof.c: whether the blocks of @f from logical block @first on are
  * provably the file's own (inside the filesystem, outside its metadata, in
  * use, used by no other inode), so that freeing them harms nothing else.
+ * @owners is e2verity_owners_scan()'s, or NULL to scan every inode here.
  */
-errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first);
+errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
+			     const struct e2verity_owners *owners);
 
 #endif /* E2VERITY_EXT4_FILE_H */

@@ -2,22 +2,41 @@
 /* past_eof.c - internal: prove that the blocks past EOF are the file's own before freeing them */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "ext4_file.h"
 
-struct e2v_owner_scan {
-	ext2fs_block_bitmap mine; /* the blocks that would be freed */
-	ext2_filsys fs;
-	blk64_t first;	 /* for our own inode: blocks from here on are the candidates */
-	int own;	 /* iterating our own inode */
-	errcode_t found; /* E2VERITY_ET_META_SHARED once a candidate is seen */
+/*
+ * Who uses which block, from one scan of every inode: a block that two maps
+ * name (two inodes, or one inode twice, or a map and an extent tree node) is
+ * in @dup.  Freeing blocks only removes names, so the map stays a safe
+ * judge while the caller unseals file after file.
+ */
+struct e2verity_owners {
+	ext2fs_block_bitmap meta; /* superblocks, descriptors, bitmaps, inode tables */
+	ext2fs_block_bitmap seen;
+	ext2fs_block_bitmap dup;
 };
 
-static int e2v_is_mine(ext2_filsys fs, ext2fs_block_bitmap mine, blk64_t b)
+struct e2v_owner_scan {
+	struct e2verity_owners *o;
+	ext2_filsys fs;
+};
+
+static int e2v_in_fs(ext2_filsys fs, blk64_t b)
 {
 	/* out of range tests make libext2fs print: a hostile block number is just not ours */
-	if (b < fs->super->s_first_data_block || b >= ext2fs_blocks_count(fs->super))
-		return 0;
-	return ext2fs_test_block_bitmap2(mine, b);
+	return b >= fs->super->s_first_data_block && b < ext2fs_blocks_count(fs->super);
+}
+
+static void e2v_note_block(ext2_filsys fs, struct e2verity_owners *o, blk64_t b)
+{
+	if (!e2v_in_fs(fs, b))
+		return;
+	if (ext2fs_fast_test_block_bitmap2(o->seen, b))
+		ext2fs_fast_mark_block_bitmap2(o->dup, b);
+	else
+		ext2fs_fast_mark_block_bitmap2(o->seen, b);
 }
 
 static int e2v_owner_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
@@ -25,23 +44,18 @@ static int e2v_owner_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, 
 {
 	struct e2v_owner_scan *s = priv;
 
+	(void)blockcnt;
 	(void)ref_blk;
 	(void)ref_offset;
-	/* our own blocks past EOF are the candidates themselves; tree nodes (< 0) are not */
-	if (s->own && blockcnt >= 0 && (blk64_t)blockcnt >= s->first)
-		return 0;
-	if (e2v_is_mine(fs, s->mine, *blocknr)) {
-		s->found = E2VERITY_ET_META_SHARED;
-		return BLOCK_ABORT;
-	}
+	e2v_note_block(fs, s->o, *blocknr);
 	return 0;
 }
 
-/* Every block of every other inode, and our own below @first, must be outside @mine. */
-static errcode_t e2v_scan_owners(struct e2v_ext4_file *f, ext2fs_block_bitmap mine, blk64_t first)
+/* Every block every in-use inode names: its map, its map's own blocks, its xattr block */
+static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 {
-	ext2_filsys fs = f->fs;
-	struct e2v_owner_scan s = { .mine = mine, .fs = fs, .first = first };
+	const int saved_flags = fs->flags;
+	struct e2v_owner_scan s = { .o = o, .fs = fs };
 	struct ext2_inode_large inode;
 	ext2_inode_scan scan = NULL;
 	ext2_ino_t ino;
@@ -50,58 +64,96 @@ static errcode_t e2v_scan_owners(struct e2v_ext4_file *f, ext2fs_block_bitmap mi
 	err = ext2fs_open_inode_scan(fs, 0, &scan);
 	if (err)
 		return err;
+	/* an inode with a bad checksum still owns what it maps: look at it all the same */
+	fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
 	for (;;) {
 		struct ext2_inode *in = EXT2_INODE(&inode);
-		blk64_t acl;
 
 		err = ext2fs_get_next_inode_full(scan, &ino, in, sizeof(inode));
 		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
 			continue;
+		if (err == EXT2_ET_INODE_CSUM_INVALID)
+			err = 0;
 		if (err || !ino)
 			break;
 		if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino))
 			continue;
-		acl = ext2fs_file_acl_block(fs, in);
-		if (acl && e2v_is_mine(fs, mine, acl)) {
-			err = E2VERITY_ET_META_SHARED;
-			break;
-		}
+		if (ext2fs_file_acl_block(fs, in))
+			e2v_note_block(fs, o, ext2fs_file_acl_block(fs, in));
 		if (!ext2fs_inode_has_valid_blocks2(fs, in))
 			continue;
-		s.own = ino == f->ino;
-		/* a damaged inode elsewhere is e2fsck's business, not a reason to refuse */
-		(void)ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e2v_owner_cb, &s);
-		if (s.found) {
-			err = s.found;
+		/* blocks an unreadable map may hold are not provably someone else's: refuse */
+		err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e2v_owner_cb, &s);
+		if (err)
 			break;
-		}
 	}
+	fs->flags = (fs->flags & ~EXT2_FLAG_IGNORE_CSUM_ERRORS) |
+		    (saved_flags & EXT2_FLAG_IGNORE_CSUM_ERRORS);
 	ext2fs_close_inode_scan(scan);
 	return err;
 }
 
 /* The superblocks, group descriptors, bitmaps and inode tables of every group */
-static errcode_t e2v_fs_metadata_map(ext2_filsys fs, ext2fs_block_bitmap *ret)
+static errcode_t e2v_fs_metadata_map(ext2_filsys fs, ext2fs_block_bitmap map)
 {
-	ext2fs_block_bitmap map;
-	errcode_t err;
-
-	err = ext2fs_allocate_block_bitmap(fs, "filesystem metadata", &map);
-	if (err)
-		return err;
 	for (dgrp_t g = 0; g < fs->group_desc_count; g++) {
 		blk64_t it = ext2fs_inode_table_loc(fs, g);
+		blk64_t bb = ext2fs_block_bitmap_loc(fs, g), ib = ext2fs_inode_bitmap_loc(fs, g);
 
 		ext2fs_reserve_super_and_bgd(fs, g, map);
-		ext2fs_fast_mark_block_bitmap2(map, ext2fs_block_bitmap_loc(fs, g));
-		ext2fs_fast_mark_block_bitmap2(map, ext2fs_inode_bitmap_loc(fs, g));
+		if (e2v_in_fs(fs, bb))
+			ext2fs_fast_mark_block_bitmap2(map, bb);
+		if (e2v_in_fs(fs, ib))
+			ext2fs_fast_mark_block_bitmap2(map, ib);
 		if (it && it + fs->inode_blocks_per_group <= ext2fs_blocks_count(fs->super))
 			ext2fs_mark_block_bitmap_range2(map, it, fs->inode_blocks_per_group);
 	}
-	if (ext2fs_has_feature_mmp(fs->super) && fs->super->s_mmp_block &&
-	    fs->super->s_mmp_block < ext2fs_blocks_count(fs->super))
+	if (ext2fs_has_feature_mmp(fs->super) && e2v_in_fs(fs, fs->super->s_mmp_block))
 		ext2fs_fast_mark_block_bitmap2(map, fs->super->s_mmp_block);
-	*ret = map;
+	return 0;
+}
+
+void e2verity_owners_free(struct e2verity_owners *o)
+{
+	if (!o)
+		return;
+	if (o->meta)
+		ext2fs_free_block_bitmap(o->meta);
+	if (o->seen)
+		ext2fs_free_block_bitmap(o->seen);
+	if (o->dup)
+		ext2fs_free_block_bitmap(o->dup);
+	free(o);
+}
+
+errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
+{
+	struct e2verity_owners *o;
+	errcode_t err;
+
+	*ret = NULL;
+	if (!fs->block_map || !fs->inode_map) {
+		err = ext2fs_read_bitmaps(fs);
+		if (err)
+			return err;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return E2VERITY_ET_NO_MEMORY;
+	err = ext2fs_allocate_block_bitmap(fs, "filesystem metadata", &o->meta);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "blocks in use", &o->seen);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "blocks used twice", &o->dup);
+	if (!err)
+		err = e2v_fs_metadata_map(fs, o->meta);
+	if (!err)
+		err = e2v_scan_owners(fs, o);
+	if (err) {
+		e2verity_owners_free(o);
+		return err;
+	}
+	*ret = o;
 	return 0;
 }
 
@@ -109,59 +161,51 @@ static errcode_t e2v_fs_metadata_map(ext2_filsys fs, ext2fs_block_bitmap *ret)
  * e2v_check_past_eof() - may the blocks of @f from logical block @first on be freed
  * @f: an open file
  * @first: first logical block that would be freed
+ * @owners: a scan of the filesystem made since its maps last grew, or NULL to scan here
  *
  * A hostile extent can point at the superblock, a bitmap, an inode table or
  * another file.  The blocks are the file's own only if each lies inside the
- * filesystem outside its metadata, is in use in the block bitmap, is mapped
- * once, and no other inode (nor this one below @first) uses it.  Reads the
+ * filesystem outside its metadata, is in use in the block bitmap, and is
+ * named once by all the maps of all inodes (this one's included).  Reads the
  * bitmaps if they are not loaded; writes nothing.
  *
  * Return: 0, E2VERITY_ET_META_IN_FS_METADATA, E2VERITY_ET_META_NOT_IN_USE,
  * E2VERITY_ET_META_SHARED or a libext2fs error.
  */
-errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first)
+errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
+			     const struct e2verity_owners *owners)
 {
 	ext2_filsys fs = f->fs;
-	ext2fs_block_bitmap meta = NULL, mine = NULL;
 	const struct e2v_extent *last = e2v_ext4_last_extent(f);
-	errcode_t err;
+	struct e2verity_owners *own = NULL;
+	errcode_t err = 0;
 
 	if (!last || last->lblk + last->len <= first)
 		return 0;
-	if (!fs->block_map || !fs->inode_map) {
-		err = ext2fs_read_bitmaps(fs);
+	if (!owners) {
+		err = e2verity_owners_scan(fs, &own);
 		if (err)
 			return err;
+		owners = own;
 	}
-	err = e2v_fs_metadata_map(fs, &meta);
-	if (!err)
-		err = ext2fs_allocate_block_bitmap(fs, "blocks past EOF", &mine);
-	if (err)
-		goto out;
-	for (size_t i = 0; i < f->nr_extents; i++) {
+	for (size_t i = 0; i < f->nr_extents && !err; i++) {
 		const struct e2v_extent *e = &f->extents[i];
 		blk64_t skip = e->lblk < first ? first - e->lblk : 0;
 
 		/* e2v_ext4_file_open() keeps only extents inside the filesystem */
-		for (blk64_t k = skip; k < e->len; k++) {
+		for (blk64_t k = skip; k < e->len && !err; k++) {
 			blk64_t b = e->pblk + k;
 
-			if (ext2fs_test_block_bitmap2(meta, b))
+			if (ext2fs_fast_test_block_bitmap2(owners->meta, b))
 				err = E2VERITY_ET_META_IN_FS_METADATA;
 			else if (!ext2fs_test_block_bitmap2(fs->block_map, b))
 				err = E2VERITY_ET_META_NOT_IN_USE;
-			else if (ext2fs_test_block_bitmap2(mine, b))
+			else if (ext2fs_fast_test_block_bitmap2(owners->dup, b) ||
+				 !ext2fs_fast_test_block_bitmap2(owners->seen, b))
+				/* not seen: mapped after the scan, by someone else */
 				err = E2VERITY_ET_META_SHARED;
-			if (err)
-				goto out;
-			ext2fs_fast_mark_block_bitmap2(mine, b);
 		}
 	}
-	err = e2v_scan_owners(f, mine, first);
-out:
-	if (meta)
-		ext2fs_free_block_bitmap(meta);
-	if (mine)
-		ext2fs_free_block_bitmap(mine);
+	e2verity_owners_free(own);
 	return err;
 }

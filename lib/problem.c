@@ -64,6 +64,8 @@ static const struct e2verity_problem e2v_problems[] = {
 	{ E2VERITY_PR_TREE_HOLE, "TREE_HOLE", E,
 	  "Merkle tree block at offset %o is not allocated (%n of the tree's %v filesystem blocks "
 	  "are missing): the kernel reads zeros there and fails every read it checks with them" },
+	{ E2VERITY_PR_METADATA_NOT_OWN, "METADATA_NOT_OWN", E,
+	  "%e; unseal and seal --force would refuse to free them" },
 
 	{ E2VERITY_PR_DESC_BAD_VERSION, "DESC_BAD_VERSION", E,
 	  "descriptor version is %v, should be 1" },

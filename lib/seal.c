@@ -178,7 +178,7 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	}
 	/* freeing a hostile extent would free another file's blocks or the filesystem's */
 	if (plan->blocks_freed) {
-		err = e2v_check_past_eof(&f, first_free);
+		err = e2v_check_past_eof(&f, first_free, NULL);
 		if (err)
 			goto out;
 	}

@@ -8,7 +8,8 @@
  * Everything that can refuse the unseal, before anything is written.  On
  * success @f is open (unless the data is inline: nothing lies past EOF then).
  */
-static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f,
+static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino,
+				     const struct e2verity_owners *owners, struct e2v_ext4_file *f,
 				     int *opened)
 {
 	struct ext2_inode inode;
@@ -34,22 +35,29 @@ static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino, struct e2v_
 	 * zeros before the tree): without the verity flag e2fsck would call
 	 * any of it a bad i_size.
 	 */
-	return e2v_check_past_eof(f, e2v_div_round_up(f->size, fs->blocksize));
+	return e2v_check_past_eof(f, e2v_div_round_up(f->size, fs->blocksize), owners);
 }
 
-errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino)
+errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
+				const struct e2verity_owners *owners)
 {
 	struct e2v_ext4_file f;
 	int opened;
 	errcode_t err;
 
-	err = e2v_unseal_validate(fs, ino, &f, &opened);
+	err = e2v_unseal_validate(fs, ino, owners, &f, &opened);
 	if (opened)
 		e2v_ext4_file_close(&f);
 	return err;
 }
 
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
+{
+	return e2verity_unseal_inode_with(fs, ino, NULL, freed);
+}
+
+errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
+				     const struct e2verity_owners *owners, blk64_t *freed)
 {
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
@@ -60,7 +68,7 @@ errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
 
 	if (freed)
 		*freed = 0;
-	err = e2v_unseal_validate(fs, ino, &f, &opened);
+	err = e2v_unseal_validate(fs, ino, owners, &f, &opened);
 	if (err)
 		goto out;
 	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));

@@ -131,6 +131,7 @@ static int e2v_unseal_select(struct e2v_unseal_cli *c, ext2_filsys fs, struct e2
  * seal skips a sealed one).  @todo marks the files to unseal.
  */
 static int e2v_unseal_preflight(const struct e2v_unseal_cli *c, ext2_filsys fs,
+				const struct e2verity_owners *owners,
 				const struct e2v_selection *sel, char *todo, size_t *ntodo)
 {
 	unsigned int bad = 0;
@@ -140,7 +141,7 @@ static int e2v_unseal_preflight(const struct e2v_unseal_cli *c, ext2_filsys fs,
 		errcode_t err;
 
 		todo[i] = 0;
-		err = e2verity_unseal_check(fs, sel->v[i].ino);
+		err = e2verity_unseal_check(fs, sel->v[i].ino, owners);
 		if (err == E2VERITY_ET_NOT_SEALED) {
 			/* -a and -r meet unsealed files by the thousand: a note only with -v */
 			if (!c->quiet && (!sel->v[i].walked || c->verbose))
@@ -165,6 +166,7 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	struct e2v_unseal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
+	struct e2verity_owners *owners = NULL;
 	ext2_filsys fs = NULL;
 	char *todo = NULL;
 	size_t ntodo = 0;
@@ -186,7 +188,14 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
-	status = e2v_unseal_preflight(&c, fs, &sel, todo, &ntodo);
+	/* one scan of every inode proves every file's blocks, not one scan per file */
+	err = e2verity_owners_scan(fs, &owners);
+	if (err) {
+		e2v_error(err, "while reading the block maps of '%s'", c.image);
+		status = E2V_EXIT_FAILURE;
+		goto out;
+	}
+	status = e2v_unseal_preflight(&c, fs, owners, &sel, todo, &ntodo);
 	if (status != E2V_EXIT_OK || c.dry_run || !ntodo)
 		goto out;
 	for (size_t i = 0; i < sel.n; i++) {
@@ -194,7 +203,7 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 
 		if (!todo[i])
 			continue;
-		err = e2verity_unseal_inode(fs, sel.v[i].ino, &freed);
+		err = e2verity_unseal_inode_with(fs, sel.v[i].ino, owners, &freed);
 		if (err) {
 			e2v_error(err, "while unsealing '%s'", sel.v[i].path);
 			status = E2V_EXIT_FAILURE;
@@ -205,6 +214,7 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 			       (unsigned long long)freed);
 	}
 out:
+	e2verity_owners_free(owners);
 	if (fs) {
 		/* a sparse image is written back only when everything went well */
 		err = e2v_cli_close_image(c.image, &fs,

@@ -82,6 +82,8 @@ sha512" seal --hash-alg = ""
 is "hash-alg prefix after =" "sha512" seal --hash-alg = sha5
 is "hash-alg unsplit" "--hash-alg=sha512" digest --hash-alg=sha5
 is "block size" "4096" seal --block-size = 4
+is "pass phrase source" "env:" sign --key-pass = en
+is "threads: no guess" "" check -j ""
 is "dump types" "descriptor
 merkle_tree
 signature" dump "$img" /hello.txt ""

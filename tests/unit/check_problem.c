@@ -58,6 +58,7 @@ START_TEST(test_stable_codes)
 	ck_assert_str_eq(e2verity_problem_lookup(0x010b)->id, "ENCRYPT_NO_FEATURE");
 	ck_assert_str_eq(e2verity_problem_lookup(0x0209)->id, "TREE_PAST_DESCRIPTOR");
 	ck_assert_str_eq(e2verity_problem_lookup(0x020a)->id, "TREE_HOLE");
+	ck_assert_str_eq(e2verity_problem_lookup(0x020b)->id, "METADATA_NOT_OWN");
 	ck_assert_str_eq(e2verity_severity_name(E2VERITY_SEV_ERROR), "error");
 	ck_assert_str_eq(e2verity_severity_name(E2VERITY_SEV_WARNING), "warning");
 }
