@@ -42,6 +42,9 @@ errcode_t e2v_report_values(struct e2v_check *c, unsigned int code, uint64_t val
 /* the first non-zero byte of @buf, or -1 */
 static long e2v_first_nonzero(const uint8_t *buf, size_t len)
 {
+	/* nearly always all zeros: let memcmp scan it at memory speed */
+	if (e2v_all_zero(buf, len))
+		return -1;
 	for (size_t i = 0; i < len; i++)
 		if (buf[i])
 			return i;
@@ -534,9 +537,27 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	return err;
 }
 
+static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
+				      const struct e2verity_check_opts *opts,
+				      struct e2verity_check_stats *stats, uint64_t progress_base,
+				      uint64_t progress_total, const struct e2v_ahead_job *job);
+
 errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_check_opts *opts,
 			struct e2verity_check_stats *stats, uint64_t progress_base,
-			uint64_t progress_total)
+			uint64_t progress_total, struct e2verity_batch *batch)
+{
+	struct e2v_ahead_job *job = e2v_ahead_take(batch, ino);
+	errcode_t err;
+
+	err = e2v_check_inode_with(fs, ino, opts, stats, progress_base, progress_total, job);
+	e2v_ahead_job_free(job);
+	return err;
+}
+
+static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
+				      const struct e2verity_check_opts *opts,
+				      struct e2verity_check_stats *stats, uint64_t progress_base,
+				      uint64_t progress_total, const struct e2v_ahead_job *job)
 {
 	struct e2verity_check_file file = { .ino = ino };
 	struct e2v_check c = {
@@ -546,6 +567,7 @@ errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_ch
 		.stats = stats,
 		.progress_base = progress_base,
 		.progress_total = progress_total,
+		.ahead = job,
 	};
 	errcode_t err;
 
@@ -576,5 +598,5 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;
-	return e2v_check_one(fs, ino, opts, stats, 0, EXT2_I_SIZE(&inode));
+	return e2v_check_one(fs, ino, opts, stats, 0, EXT2_I_SIZE(&inode), NULL);
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_private.h"
 
@@ -55,9 +56,41 @@ out:
 	return err;
 }
 
+/* The prepare callback of the batch: the tree parameters the descriptor names. */
+static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ahead_job *j)
+{
+	struct e2v_ext4_file f;
+	struct e2v_verity_meta m = { 0 };
+	errcode_t err;
+
+	(void)ctx;
+	/* what the kernel would not open is for the caller's thread to diagnose */
+	err = e2v_open_sealed(fs, j->ino, &f, &m);
+	if (err)
+		return err;
+	j->params = (struct e2verity_params){
+		.hash_alg = m.desc.hash_algorithm,
+		.block_size = 1u << m.desc.log_blocksize,
+		.salt = j->salt,
+		.salt_size = m.desc.salt_size,
+	};
+	err = e2verity_params_validate(&j->params);
+	if (!err) {
+		memcpy(j->salt, m.desc.salt, m.desc.salt_size);
+		j->size = m.desc.data_size;
+		j->extents = f.extents;
+		j->nr_extents = f.nr_extents;
+		f.extents = NULL;
+	}
+	e2v_verity_meta_free(&m);
+	e2v_ext4_file_close(&f);
+	return err;
+}
+
 errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts *opts,
 			       struct e2verity_check_stats *stats)
 {
+	struct e2verity_batch *batch = NULL;
 	struct ext2_inode inode;
 	ext2_ino_t *inos;
 	uint64_t total = 0, done = 0;
@@ -74,15 +107,20 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 			goto out;
 		total += EXT2_I_SIZE(&inode);
 	}
+	/* small files are hashed a few files ahead, on other threads, as seal does */
+	err = e2v_ahead_new(fs, inos, n, opts->threads, e2v_check_prepare_ahead, NULL, &batch);
+	if (err)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		err = ext2fs_read_inode(fs, inos[i], &inode);
 		if (!err)
-			err = e2v_check_one(fs, inos[i], opts, stats, done, total);
+			err = e2v_check_one(fs, inos[i], opts, stats, done, total, batch);
 		if (err)
 			goto out;
 		done += EXT2_I_SIZE(&inode);
 	}
 out:
+	e2v_ahead_free(batch);
 	free(inos);
 	return err;
 }

@@ -3,7 +3,7 @@
 #ifndef E2VERITY_CHECK_PRIVATE_H
 #define E2VERITY_CHECK_PRIVATE_H
 
-#include "ext4_file.h"
+#include "ahead.h"
 
 struct e2v_check {
 	ext2_filsys fs;
@@ -13,6 +13,8 @@ struct e2v_check {
 	/* the image-wide progress: bytes hashed before this file, and in all */
 	uint64_t progress_base;
 	uint64_t progress_total;
+	/* the Merkle tree made ahead by another thread, or NULL */
+	const struct e2v_ahead_job *ahead;
 };
 
 /*
@@ -32,9 +34,12 @@ errcode_t e2v_report_values(struct e2v_check *c, unsigned int code, uint64_t val
 errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 			 const struct e2v_verity_meta *m);
 
-/* e2verity_check_inode() within the image-wide progress of e2verity_check_image() */
+/*
+ * e2verity_check_inode() within the image-wide progress of e2verity_check_image(),
+ * with the tree of @ino from @batch (or NULL) if it was made ahead
+ */
 errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_check_opts *opts,
 			struct e2verity_check_stats *stats, uint64_t progress_base,
-			uint64_t progress_total);
+			uint64_t progress_total, struct e2verity_batch *batch);
 
 #endif /* E2VERITY_CHECK_PRIVATE_H */

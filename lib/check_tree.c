@@ -364,7 +364,15 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 			goto out;
 		}
 	}
-	err = e2verity_compute(&p, d->data_size, e2v_tree_read, &tc, e2v_tree_sink, &tc, &res);
+	if (e2v_ahead_matches(c->ahead, &p, d->data_size)) {
+		err = e2v_ahead_replay(c->ahead, e2v_tree_sink, &tc, &res);
+		if (!err && c->opts->progress)
+			c->opts->progress(c->opts->ctx, c->progress_base + d->data_size,
+					  c->progress_total);
+	} else {
+		err = e2verity_compute(&p, d->data_size, e2v_tree_read, &tc, e2v_tree_sink, &tc,
+				       &res);
+	}
 	if (err)
 		goto out;
 	c->stats->bytes_hashed += d->data_size;

@@ -3,6 +3,7 @@
 #ifndef E2VERITY_H
 #define E2VERITY_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <et/com_err.h>
@@ -332,6 +333,18 @@ void e2verity_signer_set_embed(struct e2verity_signer *s, int embed);
  * Return: 1 or 0.
  */
 int e2verity_signer_embeds(const struct e2verity_signer *s);
+
+/**
+ * e2verity_signer_kernel_can_chain() - can the kernel chain the embedded
+ * certificates to a CA in its keyring
+ * @s: signer
+ *
+ * The kernel finds the CA that issued the last non-self-signed certificate of
+ * the signature only through that certificate's Authority Key Identifier.
+ *
+ * Return: 0 if the signatures embed certificates and that one has none, else 1.
+ */
+int e2verity_signer_kernel_can_chain(const struct e2verity_signer *s);
 
 /**
  * e2verity_sign_digest() - PKCS#7 signature of a file digest, as `fsverity sign`
@@ -721,6 +734,87 @@ errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity
 errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type, uint64_t offset,
 				 void *buf, size_t len, size_t *got);
 
+/* ---- all-or-nothing writes ---------------------------------------------------- */
+
+struct e2verity_txn;
+
+/**
+ * e2verity_fs_health() - whether a filesystem is fit to be written to
+ * @fs: open filesystem
+ *
+ * Return: 0, E2VERITY_ET_NEEDS_RECOVERY, E2VERITY_ET_FS_ERRORS, or
+ * E2VERITY_ET_FS_UNCLEAN (not cleanly unmounted, an interrupted write, or
+ * inodes left on the orphan list).
+ */
+errcode_t e2verity_fs_health(ext2_filsys fs);
+
+/**
+ * e2verity_txn_begin() - make the writes that follow all-or-nothing
+ * @fs: filesystem opened read-write, borrowed; nothing written to it yet
+ * @txn: the transaction, for e2verity_txn_commit() and e2verity_txn_end()
+ *
+ * With an internal ext4 journal, every metadata write through @fs->io is held
+ * in memory from here on (reads see it) and reaches the disk only through the
+ * journal, as a jbd2 transaction, at e2verity_txn_commit(); the library's own
+ * data writes (Merkle trees, descriptors) go straight to blocks that nothing
+ * references until the commit.  Blocks freed in a transaction are not handed
+ * out again before it commits.  An interrupted run leaves the image as of the
+ * last commit, or with a committed transaction that the kernel's mount and
+ * e2fsck replay.
+ *
+ * Without a journal, the superblock's clean state is cleared now and set
+ * again by e2verity_txn_end(), so an interrupted run shows.
+ *
+ * One transaction per process at a time.
+ *
+ * Return: 0, E2VERITY_ET_NEEDS_RECOVERY, E2VERITY_ET_JOURNAL_* for a journal
+ * this cannot write, or an error from libext2fs.
+ */
+errcode_t e2verity_txn_begin(ext2_filsys fs, struct e2verity_txn **txn);
+
+/**
+ * e2verity_txn_commit() - make what was written so far durable, as one unit
+ * @txn: the transaction
+ *
+ * Flushes the in-memory metadata of the filesystem into the transaction,
+ * writes it to the journal with its commit block, then in place, then empties
+ * the journal.  On failure the transaction is abandoned (see
+ * e2verity_txn_abort()); the image holds the previous commit or this one.
+ *
+ * Return: 0, E2VERITY_ET_JOURNAL_FULL, E2VERITY_ET_TXN_ABORTED or a write error.
+ */
+errcode_t e2verity_txn_commit(struct e2verity_txn *txn);
+
+/**
+ * e2verity_txn_abort() - abandon what was written since the last commit
+ * @txn: the transaction
+ *
+ * With a journal, nothing written through @fs->io reaches the disk any more:
+ * the in-memory state of the filesystem no longer matches it, so close the
+ * filesystem after this.  Without a journal, the clean state stays cleared.
+ */
+void e2verity_txn_abort(struct e2verity_txn *txn);
+
+/**
+ * e2verity_txn_room() - journal blocks left in the open transaction
+ * @txn: the transaction
+ *
+ * Return: blocks that more metadata writes may take before a commit is due;
+ * UINT64_MAX without a journal.
+ */
+uint64_t e2verity_txn_room(const struct e2verity_txn *txn);
+
+/* 1 if @txn writes through the journal, 0 if the image has none */
+int e2verity_txn_journaled(const struct e2verity_txn *txn);
+
+/**
+ * e2verity_txn_end() - commit what is pending and free @txn
+ * @txn: the transaction, or NULL
+ *
+ * Return: 0 or the commit's error.
+ */
+errcode_t e2verity_txn_end(struct e2verity_txn *txn);
+
 /* ---- removing fs-verity ------------------------------------------------------- */
 
 /* Which blocks the inodes of a filesystem use, from one scan of them all */
@@ -823,6 +917,10 @@ struct e2verity_seal_opts {
 	size_t sig_size;
 	e2verity_progress_fn progress; /* or NULL */
 	void *progress_ctx;
+	/* the files of a batch, hashed ahead on other threads: see e2verity_seal_batch_new() */
+	struct e2verity_batch *batch;
+	/* or NULL: once *@cancel is non-zero, sealing stops with E2VERITY_ET_CANCELLED */
+	const volatile sig_atomic_t *cancel;
 };
 
 enum e2verity_seal_action {
@@ -926,6 +1024,35 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
  */
 errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
 			      struct e2verity_seal_result *res);
+
+struct e2verity_batch;
+
+/**
+ * e2verity_seal_batch_new() - hash the small files of a batch ahead, on other threads
+ * @fs: the filesystem the files will be sealed in, opened from a file or device path
+ * @opts: seal options for every file of the batch (@opts->params.threads threads)
+ * @inos: the inodes, in the order they will be passed to e2verity_seal_inode();
+ *        kept, not copied, until e2verity_batch_free()
+ * @count: how many
+ * @ret: the batch, or NULL when it would not help (fewer than two threads or files)
+ *
+ * Set @opts->batch to the result, then seal the inodes in order: while this
+ * thread does the libext2fs work of one file (libext2fs is not thread-safe),
+ * the hashing threads read the data of the next ones straight from the image
+ * and build their Merkle trees in memory.  The results are identical.
+ * Inodes passed over, or sealed out of order, are simply hashed as usual.
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_seal_batch_new(ext2_filsys fs, const struct e2verity_seal_opts *opts,
+				  const ext2_ino_t *inos, size_t count,
+				  struct e2verity_batch **ret);
+
+/**
+ * e2verity_batch_free() - stop the hashing threads of a batch and release it
+ * @b: the batch, or NULL
+ */
+void e2verity_batch_free(struct e2verity_batch *b);
 
 #ifdef __cplusplus
 }

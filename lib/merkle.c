@@ -112,7 +112,7 @@ static errcode_t e2v_add_hash(struct e2v_builder *b, unsigned int level, const u
 
 /* Hash every data block, feeding leaf digests into the level buffers. */
 static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2verity_read_fn read,
-			       void *read_ctx)
+			       void *read_ctx, struct e2v_scratch *keep)
 {
 	const unsigned int bs = b->p->block_size;
 	uint64_t chunk_size = e2v_round_up(data_size, bs);
@@ -134,8 +134,22 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 	}
 	if (active > e2v_workers_count(workers))
 		active = e2v_workers_count(workers);
-	chunk = malloc(chunk_size);
-	digests = malloc((chunk_size / bs) * b->digest_size);
+	if (keep && keep->size < chunk_size) {
+		/* grows to the largest chunk once: no fresh pages to fault in for every file */
+		free(keep->chunk);
+		free(keep->digests);
+		keep->chunk = malloc(E2V_CHUNK_SIZE);
+		keep->digests = malloc((E2V_CHUNK_SIZE / E2VERITY_MIN_BLOCK_SIZE) *
+				       E2VERITY_MAX_DIGEST_SIZE);
+		keep->size = keep->chunk && keep->digests ? E2V_CHUNK_SIZE : 0;
+	}
+	if (keep && keep->size) {
+		chunk = keep->chunk;
+		digests = keep->digests;
+	} else {
+		chunk = malloc(chunk_size);
+		digests = malloc((chunk_size / bs) * b->digest_size);
+	}
 	if (!chunk || !digests) {
 		err = E2VERITY_ET_NO_MEMORY;
 		goto out;
@@ -162,14 +176,30 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 	err = 0;
 out:
 	e2verity_workers_free(own);
-	free(chunk);
-	free(digests);
+	if (!keep || chunk != keep->chunk) {
+		free(chunk);
+		free(digests);
+	}
 	return err;
 }
 
 errcode_t e2verity_compute(const struct e2verity_params *params, uint64_t data_size,
 			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
 			   void *tree_ctx, struct e2verity_result *res)
+{
+	return e2v_compute_keep(params, data_size, read, read_ctx, tree, tree_ctx, res, NULL);
+}
+
+void e2v_scratch_free(struct e2v_scratch *keep)
+{
+	free(keep->chunk);
+	free(keep->digests);
+	memset(keep, 0, sizeof(*keep));
+}
+
+errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_size,
+			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
+			   void *tree_ctx, struct e2verity_result *res, struct e2v_scratch *keep)
 {
 	struct e2verity_params p = *params;
 	struct e2v_builder b = { 0 };
@@ -201,7 +231,7 @@ errcode_t e2verity_compute(const struct e2verity_params *params, uint64_t data_s
 			goto out;
 		}
 	}
-	err = e2v_hash_data(&b, data_size, read, read_ctx);
+	err = e2v_hash_data(&b, data_size, read, read_ctx, keep);
 	if (err)
 		goto out;
 	/* Flush the partial blocks, lowest level first: each feeds the next. */

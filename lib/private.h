@@ -104,4 +104,23 @@ void e2v_sha256_ni_x2(const struct e2v_sha256_mid *mid, const void *d1, const vo
 /* punch.c: ext2fs_punch() from @first to the end, the filesystem's last block included */
 errcode_t e2v_punch_past(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode, blk64_t first);
 
+/*
+ * txn_io.c: the writes that follow are file data (@on = 1), which go
+ * straight to disk, or metadata (0), which a transaction holds until it
+ * commits.  Nothing happens outside a journaled transaction.
+ */
+void e2v_io_data(ext2_filsys fs, int on);
+
+/*
+ * orphan.c: puts the inode at the head of the orphan list (and writes it), as
+ * the kernel's ext4_begin_enable_verity() does: recovery from a crash trims
+ * the blocks past EOF instead of growing i_size over them.
+ */
+errcode_t e2v_orphan_add(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in);
+/* Takes it off the list; the caller writes the inode after this. */
+errcode_t e2v_orphan_del(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in);
+
+/* txn.c: writes the primary superblock alone, now (or into the transaction) */
+errcode_t e2v_write_super(ext2_filsys fs);
+
 #endif /* E2VERITY_PRIVATE_H */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "seal_blocks.h"
 
 /* fs/ext4/ext4.h EXT4_DAX_FL; e2fsprogs names it FS_DAX_FL */
@@ -204,6 +205,8 @@ static errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offs
 	struct e2v_seal_reader *rd = ctx;
 	errcode_t err;
 
+	if (rd->opts->cancel && *rd->opts->cancel)
+		return E2VERITY_ET_CANCELLED;
 	err = e2v_ext4_file_read(rd->f, buf, count, offset);
 	if (!err && rd->opts->progress)
 		rd->opts->progress(rd->opts->progress_ctx, offset + count, rd->f->size);
@@ -321,8 +324,49 @@ static errcode_t e2v_set_feature(ext2_filsys fs)
 	return ext2fs_flush(fs);
 }
 
-errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
-			      struct e2verity_seal_result *res)
+/* The prepare callback of a batch: what e2verity_seal_inode() will hash. */
+static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ahead_job *j)
+{
+	const struct e2verity_seal_opts *opts = ctx;
+	struct e2v_ext4_file f;
+	errcode_t err;
+
+	j->params = opts->params;
+	err = e2verity_params_validate(&j->params);
+	if (err)
+		return err;
+	memcpy(j->salt, j->params.salt, j->params.salt_size);
+	j->params.salt = j->salt;
+	/* inline data, holes only or not a regular file: nothing to gain or not ours */
+	err = e2v_ext4_file_open(fs, j->ino, &f);
+	if (err)
+		return err;
+	/* a sealed file is most often left alone: hashing it would be wasted */
+	if (!(f.inode.i_flags & EXT4_VERITY_FL)) {
+		j->size = f.size;
+		j->extents = f.extents;
+		j->nr_extents = f.nr_extents;
+		f.extents = NULL;
+	}
+	e2v_ext4_file_close(&f);
+	return 0;
+}
+
+errcode_t e2verity_seal_batch_new(ext2_filsys fs, const struct e2verity_seal_opts *opts,
+				  const ext2_ino_t *inos, size_t count, struct e2verity_batch **ret)
+{
+	return e2v_ahead_new(fs, inos, count, opts->params.threads, e2v_seal_prepare_ahead,
+			     (void *)opts, ret);
+}
+
+void e2verity_batch_free(struct e2verity_batch *b)
+{
+	e2v_ahead_free(b);
+}
+
+static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
+				const struct e2verity_seal_opts *opts,
+				struct e2verity_seal_result *res, const struct e2v_ahead_job *job)
 {
 	const unsigned int bs = fs->blocksize;
 	const int saved_io_flags = fs->io->flags;
@@ -338,7 +382,7 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	size_t sig_size = 0;
 	blk64_t meta_first = 0, tree_end, before = 0, inline_blocks = 0;
 	uint32_t orig_flags = 0;
-	int allocating = 0;
+	int allocating = 0, orphan = 0;
 	blk64_t iblocks_before;
 	errcode_t err, qerr;
 
@@ -379,12 +423,11 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 		goto out;
 	orig_flags = in->i_flags & ~EXT4_VERITY_FL;
 	/* a file being resealed is never flagged while its metadata is half written */
-	if (in->i_flags & EXT4_VERITY_FL) {
-		in->i_flags &= ~EXT4_VERITY_FL;
-		err = ext2fs_write_inode(fs, ino, in);
-		if (err)
-			goto out;
-	}
+	in->i_flags &= ~EXT4_VERITY_FL;
+	err = e2v_orphan_add(fs, ino, in);
+	if (err)
+		goto out;
+	orphan = 1;
 	before = e2v_file_blocks(&f);
 	err = e2v_punch_from(&f, e2v_div_round_up(plan.data_size, bs));
 	if (err)
@@ -419,8 +462,14 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	err = e2v_tree_writer_init(&w, &f, plan.layout.merkle_pos, plan.geo.tree_size);
 	if (err)
 		goto out;
-	err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd, e2v_tree_writer_block, &w,
-			       &r);
+	if (e2v_ahead_matches(job, &p, plan.data_size)) {
+		err = e2v_ahead_replay(job, e2v_tree_writer_block, &w, &r);
+		if (!err && opts->progress)
+			opts->progress(opts->progress_ctx, plan.data_size, plan.data_size);
+	} else {
+		err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd,
+				       e2v_tree_writer_block, &w, &r);
+	}
 	if (!err)
 		err = e2v_tree_writer_flush(&w);
 	if (err)
@@ -458,6 +507,10 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	err = ext2fs_inode_size_set(fs, in, plan.data_size);
 	if (err)
 		goto out;
+	err = e2v_orphan_del(fs, ino, in);
+	if (err)
+		goto out;
+	orphan = 0;
 	in->i_flags |= EXT4_VERITY_FL;
 	if (opts->flags & E2VERITY_SEAL_IMMUTABLE)
 		in->i_flags |= EXT2_IMMUTABLE_FL;
@@ -470,11 +523,14 @@ errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 	res->digest_size = r.digest_size;
 	res->blocks_allocated = inline_blocks + e2v_file_blocks(&f) - before;
 out:
-	if (err && allocating) {
+	if (err && (allocating || orphan)) {
 		/* leave the file as it was found: unsealed, without the blocks given to it */
 		in->i_flags = orig_flags;
 		(void)ext2fs_write_inode(fs, ino, in);
-		(void)e2v_punch_past(fs, ino, in, meta_first);
+		if (allocating)
+			(void)e2v_punch_past(fs, ino, in, meta_first);
+		if (orphan && !e2v_orphan_del(fs, ino, in))
+			(void)ext2fs_write_inode(fs, ino, in);
 	}
 	/* whatever stayed allocated (or was released) is the owner's quota */
 	if (f.bounce) {
@@ -489,5 +545,16 @@ out:
 	free(own_sig);
 	e2v_ext4_file_close(&f);
 	fs->io->flags = saved_io_flags;
+	return err;
+}
+
+errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
+			      struct e2verity_seal_result *res)
+{
+	struct e2v_ahead_job *job = e2v_ahead_take(opts->batch, ino);
+	errcode_t err;
+
+	err = e2v_seal_inode(fs, ino, opts, res, job);
+	e2v_ahead_job_free(job);
 	return err;
 }

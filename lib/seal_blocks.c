@@ -52,7 +52,9 @@ errcode_t e2v_move_inline_data(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_f
 		err = ext2fs_alloc_range(fs, 0, goal, nblocks, &pblk);
 		if (err)
 			goto out;
+		e2v_io_data(fs, 1);
 		err = io_channel_write_blk64(fs->io, pblk, nblocks, buf);
+		e2v_io_data(fs, 0);
 		if (err)
 			goto out_free_blocks;
 	}
@@ -139,7 +141,9 @@ errcode_t e2v_zero_tail(struct e2v_ext4_file *f, int *zeroed)
 	if (e2v_all_zero(f->bounce + used, bs - used))
 		return 0;
 	memset(f->bounce + used, 0, bs - used);
+	e2v_io_data(f->fs, 1);
 	err = io_channel_write_blk64(f->fs->io, pblk, 1, f->bounce);
+	e2v_io_data(f->fs, 0);
 	if (err)
 		return err;
 	*zeroed = 1;
@@ -189,7 +193,9 @@ static errcode_t e2v_tree_writer_run(struct e2v_tree_writer *w)
 
 	if (!w->nblocks)
 		return 0;
+	e2v_io_data(w->f->fs, 1);
 	err = io_channel_write_blk64(w->f->fs->io, w->start, w->nblocks, w->buf);
+	e2v_io_data(w->f->fs, 0);
 	w->nblocks = 0;
 	return err;
 }
@@ -324,7 +330,9 @@ errcode_t e2v_write_blocks(struct e2v_ext4_file *f, const void *buf, size_t len,
 			return err;
 		if (run > len / bs)
 			run = len / bs;
+		e2v_io_data(f->fs, 1);
 		err = io_channel_write_blk64(f->fs->io, pblk, run, p);
+		e2v_io_data(f->fs, 0);
 		if (err)
 			return err;
 		p += run * bs;

@@ -321,6 +321,20 @@ int e2verity_signer_embeds(const struct e2verity_signer *s)
 	return s->embed;
 }
 
+int e2verity_signer_kernel_can_chain(const struct e2verity_signer *s)
+{
+	if (!s->embed || X509_self_signed(s->cert, 0) == 1)
+		return 1;
+	/* the kernel looks the issuer of the last certificate up by this alone */
+	for (int i = sk_X509_num(s->chain) - 1; i >= 0; i--) {
+		X509 *x = sk_X509_value(s->chain, i);
+
+		if (X509_self_signed(x, 0) != 1)
+			return X509_get_ext_by_NID(x, NID_authority_key_identifier, -1) >= 0;
+	}
+	return X509_get_ext_by_NID(s->cert, NID_authority_key_identifier, -1) >= 0;
+}
+
 void e2verity_signer_free(struct e2verity_signer *s)
 {
 	if (!s)

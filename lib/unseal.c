@@ -2,7 +2,7 @@
 /* unseal.c - remove a file's fs-verity metadata: free the blocks past EOF, clear the flag */
 #include "config.h"
 
-#include "ext4_file.h"
+#include "seal_blocks.h"
 
 /*
  * Everything that can refuse the unseal, before anything is written.  On
@@ -84,14 +84,27 @@ errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
 	 * metadata.  The kernel never sets immutable; seal --immutable does.
 	 */
 	in->i_flags &= ~(EXT4_VERITY_FL | EXT2_IMMUTABLE_FL);
-	err = ext2fs_write_inode_full(fs, ino, in, sizeof(inode));
-	if (err || !punch)
+	if (!punch) {
+		err = ext2fs_write_inode_full(fs, ino, in, sizeof(inode));
+		goto out;
+	}
+	/* an orphan while blocks past EOF go: recovery trims them, never grows i_size */
+	err = e2v_orphan_add(fs, ino, in);
+	if (err)
 		goto out;
 	err = e2v_punch_past(fs, ino, in, first);
 	if (err)
 		goto out;
 	/* punch wrote its copy of the inode's first 128 bytes; take them all again */
 	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
+	if (!err)
+		err = e2v_orphan_del(fs, ino, in);
+	if (!err)
+		err = ext2fs_write_inode_full(fs, ino, in, sizeof(inode));
+	/* the blocks released are no longer the owner's quota */
+	if (!err)
+		err = e2v_quota_charge_inode(
+			fs, &inode, -(int64_t)(before - ext2fs_get_stat_i_blocks(fs, in)) * 512);
 	if (!err && freed)
 		*freed = (before - ext2fs_get_stat_i_blocks(fs, in)) / (fs->blocksize / 512);
 out:

@@ -28,4 +28,16 @@ unsigned int e2v_hasher_digest_size(const struct e2verity_hasher *h);
 errcode_t e2v_hasher_pair(struct e2verity_hasher *h, const void *a, const void *b, size_t len,
 			  uint8_t *out_a, uint8_t *out_b);
 
+/* buffers that a thread hashing many files keeps from one file to the next */
+struct e2v_scratch {
+	uint8_t *chunk, *digests;
+	size_t size; /* bytes of chunk; 0 before the first use */
+};
+
+/* e2verity_compute() with the data buffers of @keep (NULL: its own) */
+errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_size,
+			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
+			   void *tree_ctx, struct e2verity_result *res, struct e2v_scratch *keep);
+void e2v_scratch_free(struct e2v_scratch *keep);
+
 #endif /* E2VERITY_WORKERS_H */

@@ -15,6 +15,11 @@
 /* --partition, for whichever image the command opens */
 static const char *e2v_partition;
 
+const char *e2v_cli_partition(void)
+{
+	return e2v_partition;
+}
+
 void e2v_usage(const struct e2v_command *cmd, FILE *f)
 {
 	fprintf(f, "Usage: %s %s %s\n", e2v_prog, cmd->name, cmd->usage);
@@ -289,66 +294,6 @@ void e2v_report_image_error(errcode_t err, const char *doing, const char *image,
 	/* only a mounted image is refused for writing alone: the rest is the same either way */
 	e2v_error(err, "while %s '%s'%s%s", doing, image,
 		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
-}
-
-errcode_t e2v_cli_resolve_image(const char *image, struct e2v_disk *d)
-{
-	char why[256];
-	errcode_t err;
-
-	err = e2v_disk_resolve(d, image, e2v_partition, why, sizeof(why));
-	if (err)
-		e2v_error(err, "while opening '%s'%s", image, why);
-	return err;
-}
-
-/* the image the read-only commands and unseal opened, for e2v_cli_close_image() */
-static struct e2v_disk e2v_opened;
-
-errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
-{
-	const char *doing = "opening";
-	char *name = NULL;
-	errcode_t err;
-
-	*fs = NULL;
-	err = e2v_cli_resolve_image(image, &e2v_opened);
-	if (err) {
-		e2v_disk_free(&e2v_opened);
-		return err;
-	}
-	/* libext2fs takes e2fsprogs' NAME?io_options form */
-	if (asprintf(&name, "%s%s%s", e2v_opened.open_name, e2v_opened.io_options[0] ? "?" : "",
-		     e2v_opened.io_options) < 0) {
-		name = NULL;
-		err = ENOMEM;
-	}
-	if (!err)
-		err = e2v_open_image(name, writable, fs, &doing);
-	free(name);
-	if (err) {
-		e2v_report_image_error(err, doing, image, writable);
-		e2v_disk_free(&e2v_opened);
-	}
-	return err;
-}
-
-errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
-{
-	errcode_t err = 0;
-
-	if (*fs)
-		err = ext2fs_close_free(fs);
-	if (err)
-		e2v_error(err, "while writing '%s'", image);
-	/* a sparse image is written back whole, and only after everything went well */
-	if (!err && written && e2v_opened.sparse) {
-		err = e2v_disk_write_back(&e2v_opened);
-		if (err)
-			e2v_error(err, "while writing the sparse image '%s'", image);
-	}
-	e2v_disk_free(&e2v_opened);
-	return err;
 }
 
 errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino)

@@ -3,6 +3,7 @@
 #ifndef E2VERITY_CMD_H
 #define E2VERITY_CMD_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <getopt.h>
 
@@ -143,19 +144,12 @@ void e2v_progress_clear(struct e2v_progress *p);
 
 /* Reports a failure to open @image in the one wording every command uses. */
 void e2v_report_image_error(errcode_t err, const char *doing, const char *image, int writable);
-struct e2v_disk;
-/*
- * Finds the filesystem of @image (IMAGE?offset=BYTES, --partition, an
- * Android sparse image: see disk.h) and reports a failure.
- */
-errcode_t e2v_cli_resolve_image(const char *image, struct e2v_disk *d);
-/* Opens @image as e2v_open_image() does, wherever its filesystem lies, and reports a failure. */
+/* Opens @image read-only through the door (image.c), and reports a failure. */
 errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs);
-/*
- * Closes what e2v_cli_open_image() opened; when @written, a sparse image is
- * encoded back.  Reports a failure.
- */
+/* Closes what e2v_cli_open_image() opened (read-only); reports a failure. */
 errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written);
+/* --partition as given to the command, or NULL */
+const char *e2v_cli_partition(void);
 /* Looks up an absolute @path inside @image, and reports a failure in plain words. */
 errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino);
 
@@ -181,11 +175,56 @@ errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t off
 errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 			       struct e2verity_result *res, const char **doing);
 
+/* An image opened through the one door (image.c). */
+struct e2v_image {
+	const char *name; /* as the user gave it, io options included */
+	char *path;	  /* the file itself */
+	ext2_filsys fs;
+	struct e2verity_txn *txn; /* writable images: every write goes through it */
+	unsigned int flags;
+	char *undo_path;
+	/* after a failure: the step and the file it concerns, for the message */
+	const char *doing, *what, *reason;
+	struct e2v_disk *disk; /* where the filesystem lies (disk.h) */
+	char why[256];	       /* what the disk layer found wrong */
+	int abandoned;
+};
+
+/* read-write: exclusive lock, not mounted, healthy, writes in transactions */
+#define E2V_IMAGE_WRITE 0x1
+/* read-only, but judged as for writing (seal's pre-flight): not mounted, healthy */
+#define E2V_IMAGE_PREFLIGHT 0x2
+/* with PREFLIGHT: a shared lock (a dry run writes nothing) */
+#define E2V_IMAGE_SHARED 0x4
+/* write even when the filesystem has errors or was not cleanly unmounted */
+#define E2V_IMAGE_FORCE 0x8
+/* no warnings, no undo notice */
+#define E2V_IMAGE_QUIET 0x10
+
 /*
- * Opens an ext4 image: read-only under a shared lock, or read-write under an
- * exclusive lock after refusing a mounted image.  *@doing names the failed step.
+ * Opens an image (IMAGE or IMAGE?io_options).  @undo: an undo file (or a
+ * directory for one) for writable opens, or NULL.  On failure img->doing and
+ * img->what name the step; e2v_image_close() frees what was opened either way.
  */
-errcode_t e2v_open_image(const char *image, int writable, ext2_filsys *fs, const char **doing);
+errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int flags,
+			 const char *undo);
+/* Makes what was written so far durable: one journal transaction. */
+errcode_t e2v_image_commit(struct e2v_image *img);
+/* Drops what was written since the last commit; close the image next. */
+void e2v_image_abandon(struct e2v_image *img);
+/* Commits what is pending (unless abandoned) and closes. */
+errcode_t e2v_image_close(struct e2v_image *img);
+
+/* Says why e2v_image_open() failed, as every command says it. */
+void e2v_image_report(const struct e2v_image *img, errcode_t err);
+
+/*
+ * SIGINT, SIGTERM and SIGHUP set e2v_cancel (to the signal's number) instead
+ * of ending the process: the commands stop at a point where the image is
+ * whole.  The exit status after such a stop is 128 + the signal's number.
+ */
+extern volatile sig_atomic_t e2v_cancel;
+void e2v_catch_signals(void);
 /* The inode of an absolute path inside the image. */
 errcode_t e2v_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino);
 
@@ -194,6 +233,7 @@ struct e2v_signer_opts {
 	const char *keyfile, *certfile;
 	const char *key_pass; /* openssl's -passin forms, or the pass phrase itself */
 	int embed;	      /* -1: the library decides; 0 or 1: --no-embed-cert, --embed-cert */
+	int quiet;	      /* no warnings */
 };
 
 #define E2V_SIGNER_LONG_OPTIONS                                                                    \

@@ -9,7 +9,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "disk.h"
 #include "manifest.h"
 #include "select.h"
 
@@ -38,7 +37,6 @@ struct e2v_seal_cli {
 	struct e2v_tree_opts tree;
 	struct e2verity_seal_opts opts;
 	const char *image;
-	struct e2v_disk disk; /* where its filesystem lies */
 	const char *undo_file;
 	struct e2v_signer_opts so;
 	/* detached signatures: a directory of PATH.sig files, or one file for one PATH */
@@ -241,6 +239,7 @@ static errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	errcode_t err;
 
 	*doing = NULL;
+	c->so.quiet = c->quiet;
 	err = e2v_load_signer(&c->so, &c->signer);
 	if (err)
 		return err;
@@ -430,28 +429,6 @@ static int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
 	return bad ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
 }
 
-/* NULL, or "offset=N" when the filesystem does not start the file */
-static const char *e2v_io_options(const struct e2v_seal_cli *c)
-{
-	return c->disk.io_options[0] ? c->disk.io_options : NULL;
-}
-
-/* One e2verity at a time per image: the lock lives as long as the process. */
-static errcode_t e2v_lock_image(const char *image, int exclusive)
-{
-	int fd = open(image, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return errno;
-	if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) < 0) {
-		errcode_t err = errno == EWOULDBLOCK ? E2VERITY_ET_LOCKED : errno;
-
-		close(fd);
-		return err;
-	}
-	return 0;
-}
-
 static void e2v_seal_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct e2v_seal_cli *c = ctx;
@@ -495,14 +472,13 @@ static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const c
 static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size_t *len)
 {
 	struct e2v_manifest all = { 0 };
-	ext2_filsys fs = NULL;
+	struct e2v_image img;
 	FILE *f = NULL;
 	errcode_t err;
 
-	err = ext2fs_open2(c->disk.open_name, e2v_io_options(c), EXT2_FLAG_64BITS, 0, 0,
-			   unix_io_manager, &fs);
+	err = e2v_image_open(&img, c->image, E2V_IMAGE_SHARED | E2V_IMAGE_QUIET, NULL);
 	if (!err)
-		err = e2v_manifest_names(fs, c->image, &c->mf, &all);
+		err = e2v_manifest_names(img.fs, c->image, &c->mf, &all);
 	if (err)
 		goto out;
 	f = open_memstream(buf, len);
@@ -515,8 +491,7 @@ static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size
 		err = errno ? errno : ENOMEM;
 out:
 	e2v_manifest_free(&all);
-	if (fs)
-		ext2fs_close_free(&fs);
+	e2v_image_close(&img);
 	return err;
 }
 
@@ -692,54 +667,6 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 	return E2V_EXIT_OK;
 }
 
-/* No wall-clock time goes into the image: SOURCE_DATE_EPOCH, or the last write time kept. */
-static void e2v_fix_time(ext2_filsys fs)
-{
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	char *end;
-	unsigned long long t;
-
-	fs->now = fs->super->s_wtime;
-	if (sde && *sde) {
-		errno = 0;
-		t = strtoull(sde, &end, 10);
-		if (!errno && !*end && t > 0 && (time_t)t > 0)
-			fs->now = t;
-	}
-}
-
-static errcode_t e2v_open_rw(struct e2v_seal_cli *c, ext2_filsys *fs)
-{
-	io_manager io = unix_io_manager;
-	errcode_t err;
-
-	if (c->undo_file) {
-		/* like the e2fsprogs tools' -z: a fresh undo file for this run */
-		if (unlink(c->undo_file) < 0 && errno != ENOENT)
-			return errno;
-		err = set_undo_io_backing_manager(io);
-		if (!err)
-			err = set_undo_io_backup_file((char *)c->undo_file);
-		if (err)
-			return err;
-		io = undo_io_manager;
-		if (!c->quiet)
-			fprintf(stderr,
-				"Overwriting existing filesystem; this can be undone using the "
-				"command:\n    e2undo %s %s\n\n",
-				c->undo_file, c->image);
-	}
-	err = ext2fs_open2(c->disk.open_name, e2v_io_options(c),
-			   EXT2_FLAG_RW | EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE, 0, 0, io, fs);
-	if (err)
-		return err;
-	e2v_fix_time(*fs);
-	err = ext2fs_read_bitmaps(*fs);
-	if (err)
-		ext2fs_free(*fs);
-	return err;
-}
-
 static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result *r,
 			     unsigned int bs)
 {
@@ -755,67 +682,175 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 		r->inline_moved ? ", inline data moved to a block" : "");
 }
 
-/* The writing phase; the pre-flight has passed. */
-static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel)
-{
+/*
+ * A transaction is committed before a file this large, so that an
+ * interruption while it is hashed loses only its own work ...
+ */
+#define E2V_TXN_BIG_FILE (64ULL << 20)
+/* ... and once this much data was hashed, or the journal is this close to full */
+#define E2V_TXN_MAX_BYTES (256ULL << 20)
+#define E2V_TXN_MIN_ROOM 256
+
+/* what the files sealed in the open transaction will print once it commits */
+struct e2v_seal_pending {
+	size_t index;
 	struct e2verity_seal_result res;
-	ext2_filsys fs = NULL;
+};
+
+struct e2v_seal_run {
+	struct e2v_seal_pending *pending;
+	size_t npending;
+	size_t sealed;	/* committed */
+	uint64_t bytes; /* hashed since the last commit */
+};
+
+static errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_selection *sel,
+				 const struct e2v_seal_pending *p, unsigned int bs)
+{
+	const char *path = sel->v[p->index].path;
+
+	e2v_print_digest(c, p->res.desc.hash_algorithm, p->res.digest, path);
+	if (e2v_seal_manifest_add(c, sel->v[p->index].ino, path, &p->res.desc, p->res.digest))
+		return ENOMEM;
+	if (p->res.action == E2VERITY_SEAL_SKIP) {
+		if (!c->quiet)
+			fprintf(stderr,
+				"%s: '%s' is already sealed with these parameters; skipped\n",
+				e2v_prog, path);
+	} else if (c->verbose) {
+		e2v_seal_verbose(path, &p->res, bs);
+	}
+	return 0;
+}
+
+/* Commits the open transaction; only then are its files reported as sealed. */
+static errcode_t e2v_seal_commit(struct e2v_seal_cli *c, const struct e2v_selection *sel,
+				 struct e2v_image *img, struct e2v_seal_run *run)
+{
+	errcode_t err = e2v_image_commit(img);
+
+	if (err) {
+		e2v_error(err, "while %s '%s'", img->doing, img->what);
+		return err;
+	}
+	/* e2v_seal_manifest_add() says what failed */
+	for (size_t i = 0; i < run->npending && !err; i++)
+		err = e2v_seal_report(c, sel, &run->pending[i], img->fs->blocksize);
+	run->sealed += run->npending;
+	run->npending = 0;
+	run->bytes = 0;
+	return err;
+}
+
+/* The writing phase; the pre-flight has passed. */
+static int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
+			  const struct e2verity_seal_plan *plans)
+{
+	struct e2v_seal_run run = { 0 };
+	struct e2v_image img;
+	ext2_ino_t *inos = NULL;
 	int status = E2V_EXIT_OK;
 	errcode_t err;
 
-	err = e2v_open_rw(c, &fs);
+	run.pending = calloc(sel->n, sizeof(*run.pending));
+	if (!run.pending) {
+		e2v_error(ENOMEM, "while sealing files of '%s'", c->image);
+		return E2V_EXIT_FAILURE;
+	}
+	err = e2v_image_open(&img, c->image,
+			     E2V_IMAGE_WRITE |
+				     (c->opts.flags & E2VERITY_SEAL_FORCE ? E2V_IMAGE_FORCE : 0) |
+				     (c->quiet ? E2V_IMAGE_QUIET : 0),
+			     c->undo_file);
 	if (err) {
-		e2v_error(err, "while opening '%s' for writing", c->image);
+		e2v_image_report(&img, err);
+		e2v_image_abandon(&img);
+		e2v_image_close(&img);
+		free(run.pending);
 		return E2V_EXIT_FAILURE;
 	}
 	if (e2v_progress_active(&c->bar)) {
 		c->opts.progress = e2v_seal_progress;
 		c->opts.progress_ctx = c;
 	}
+	c->opts.cancel = &e2v_cancel;
 	/* one set of hashing threads for all the files */
 	if (c->opts.params.threads > 1) {
 		err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
 		if (err) {
 			e2v_error(err, "while starting hashing threads for '%s'", c->image);
-			ext2fs_close_free(&fs);
-			return E2V_EXIT_FAILURE;
+			status = E2V_EXIT_FAILURE;
+			goto out;
+		}
+	}
+	/* the small files are hashed a few files ahead while this thread writes */
+	inos = malloc(sel->n * sizeof(*inos));
+	if (inos) {
+		for (size_t i = 0; i < sel->n; i++)
+			inos[i] = sel->v[i].ino;
+		err = e2verity_seal_batch_new(img.fs, &c->opts, inos, sel->n, &c->opts.batch);
+		if (err) {
+			e2v_error(err, "while starting hashing threads for '%s'", c->image);
+			status = E2V_EXIT_FAILURE;
+			goto out;
 		}
 	}
 	c->total = sel->n;
-	for (size_t i = 0; i < sel->n; i++) {
+	err = 0;
+	for (size_t i = 0; i < sel->n && !e2v_cancel; i++) {
+		struct e2v_seal_pending *p;
+
+		if (run.npending && plans[i].data_size >= E2V_TXN_BIG_FILE) {
+			err = e2v_seal_commit(c, sel, &img, &run);
+			if (err)
+				break;
+		}
+		p = &run.pending[run.npending];
 		c->index = i;
 		c->current = sel->v[i].path;
-		err = e2verity_seal_inode(fs, sel->v[i].ino, &c->opts, &res);
+		p->index = i;
+		err = e2verity_seal_inode(img.fs, sel->v[i].ino, &c->opts, &p->res);
 		e2v_progress_clear(&c->bar);
 		if (err) {
-			e2v_error(err, "while sealing '%s'", sel->v[i].path);
-			status = E2V_EXIT_FAILURE;
+			if (err != E2VERITY_ET_CANCELLED)
+				e2v_error(err, "while sealing '%s' in '%s'", sel->v[i].path, c->image);
 			break;
 		}
-		e2v_print_digest(c, res.desc.hash_algorithm, res.digest, sel->v[i].path);
-		if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &res.desc,
-					  res.digest)) {
-			status = E2V_EXIT_FAILURE;
-			break;
-		}
-		if (res.action == E2VERITY_SEAL_SKIP) {
-			if (!c->quiet)
-				fprintf(stderr,
-					"%s: '%s' is already sealed with these parameters; "
-					"skipped\n",
-					e2v_prog, sel->v[i].path);
-		} else if (c->verbose) {
-			e2v_seal_verbose(sel->v[i].path, &res, fs->blocksize);
+		run.npending++;
+		if (p->res.action != E2VERITY_SEAL_SKIP)
+			run.bytes += p->res.desc.data_size;
+		if (run.bytes >= E2V_TXN_MAX_BYTES ||
+		    e2verity_txn_room(img.txn) < E2V_TXN_MIN_ROOM) {
+			err = e2v_seal_commit(c, sel, &img, &run);
+			if (err)
+				break;
 		}
 	}
-	e2verity_workers_free(c->opts.params.workers);
-	c->opts.params.workers = NULL;
-	/* even after a failure: the bitmaps and counts of what was done go to disk */
-	err = ext2fs_close_free(&fs);
+	/* a stop between files keeps the files done; a stop inside one drops the transaction */
+	if (!err)
+		err = e2v_seal_commit(c, sel, &img, &run);
 	if (err) {
-		e2v_error(err, "while closing '%s'", c->image);
+		/* the image keeps its last commit: the files since then are not sealed */
+		e2v_image_abandon(&img);
 		status = E2V_EXIT_FAILURE;
 	}
+	if (e2v_cancel)
+		status = 128 + e2v_cancel;
+	if (status != E2V_EXIT_OK && !c->quiet)
+		fprintf(stderr, "%s: %s: %zu of %zu files sealed\n", e2v_prog,
+			e2v_cancel ? strsignal(e2v_cancel) : "stopped", run.sealed, sel->n);
+out:
+	e2verity_batch_free(c->opts.batch);
+	c->opts.batch = NULL;
+	free(inos);
+	e2verity_workers_free(c->opts.params.workers);
+	c->opts.params.workers = NULL;
+	err = e2v_image_close(&img);
+	if (err) {
+		e2v_error(err, "while %s '%s'", img.doing, img.what);
+		status = status == E2V_EXIT_OK ? E2V_EXIT_FAILURE : status;
+	}
+	free(run.pending);
 	return status;
 }
 
@@ -839,13 +874,15 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	struct e2v_seal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
 	struct e2verity_seal_plan *plans = NULL;
+	struct e2v_image pre = { 0 };
 	ext2_filsys fs = NULL;
-	int mount_flags = 0, status, work = 0;
+	int status, work = 0;
 	errcode_t err;
 
 	status = e2v_seal_parse(cmd, argc, argv, &c);
 	if (status != E2V_EXIT_OK)
 		goto out;
+	e2v_catch_signals();
 	status = E2V_EXIT_FAILURE;
 	if (c.so.keyfile) {
 		const char *doing;
@@ -859,29 +896,17 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		}
 	}
-	err = e2v_cli_resolve_image(c.image, &c.disk);
-	if (err)
-		goto out;
-	err = e2v_lock_image(c.disk.file, !c.dry_run);
-	if (err) {
-		e2v_report_image_error(err, "locking", c.image, 0);
-		goto out;
-	}
-	err = ext2fs_check_if_mounted(c.disk.file, &mount_flags);
-	if (!err && (mount_flags & EXT2_MF_MOUNTED))
-		err = E2VERITY_ET_MOUNTED;
-	if (err) {
-		e2v_report_image_error(err, "opening", c.image, 1);
-		goto out;
-	}
-
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
-	err = ext2fs_open2(c.disk.open_name, e2v_io_options(&c), EXT2_FLAG_64BITS, 0, 0,
-			   unix_io_manager, &fs);
+	err = e2v_image_open(&pre, c.image,
+			     E2V_IMAGE_PREFLIGHT | (c.dry_run ? E2V_IMAGE_SHARED : 0) |
+				     (c.opts.flags & E2VERITY_SEAL_FORCE ? E2V_IMAGE_FORCE : 0) |
+				     (c.quiet ? E2V_IMAGE_QUIET : 0),
+			     NULL);
 	if (err) {
-		e2v_report_image_error(err, "opening", c.image, 0);
+		e2v_image_report(&pre, err);
 		goto out;
 	}
+	fs = pre.fs;
 	err = e2verity_seal_check_fs(fs, &c.opts);
 	if (err) {
 		if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS)
@@ -929,31 +954,21 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		}
 		goto out;
 	}
-	ext2fs_close_free(&fs);
+	e2v_image_close(&pre);
 	if (!work)
 		e2v_seal_report_skips(&c, &sel, plans);
 	else
-		status = e2v_seal_write(&c, &sel);
-	/* a sparse image is encoded back only after every file went well */
-	if (status == E2V_EXIT_OK && work && c.disk.sparse) {
-		err = e2v_disk_write_back(&c.disk);
-		if (err) {
-			e2v_error(err, "while writing the sparse image '%s'", c.image);
-			status = E2V_EXIT_FAILURE;
-		}
-	}
+		status = e2v_seal_write(&c, &sel, plans);
 	if (status == E2V_EXIT_OK)
 		status = e2v_seal_manifest_write(&c);
 	if (e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
 out:
-	if (fs)
-		ext2fs_close_free(&fs);
+	e2v_image_close(&pre);
 	if (sel.seen)
 		e2v_select_free(&sel);
 	free(plans);
 	e2v_manifest_free(&c.mf);
-	e2v_disk_free(&c.disk);
 	for (size_t i = 0; i < c.ndetached; i++)
 		free(c.detached[i].sig);
 	free(c.detached);

@@ -11,6 +11,7 @@
 enum {
 	OPT_FILES_FROM = OPT_FIRST_PRIVATE,
 	OPT_EXCLUDE,
+	OPT_FORCE,
 };
 
 struct e2v_unseal_cli {
@@ -21,7 +22,8 @@ struct e2v_unseal_cli {
 	size_t nfiles_from;
 	const char **excludes;
 	size_t nexcludes;
-	int recursive, all, dry_run, quiet, verbose, null;
+	const char *undo_file;
+	int recursive, all, dry_run, quiet, verbose, null, force;
 };
 
 static int e2v_push(const char ***v, size_t *n, const char *s)
@@ -47,13 +49,14 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		E2V_IMAGE_LONG_OPTIONS,
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int repeatable[] = { OPT_FILES_FROM, OPT_EXCLUDE, 0 };
 	struct e2v_getopt g;
 	int opt;
 
-	e2v_getopt_init(&g, cmd, argc, argv, "ranqv0", longopts);
+	e2v_getopt_init(&g, cmd, argc, argv, "ranqv0z:", longopts);
 	g.repeatable = repeatable;
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
@@ -83,6 +86,12 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
 		case 'v':
 			c->verbose = 1;
 			break;
+		case 'z':
+			c->undo_file = optarg;
+			break;
+		case OPT_FORCE:
+			c->force = 1;
+			break;
 		default:
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
@@ -94,6 +103,8 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
 	c->npaths = argc - optind;
 	if (!c->npaths && !c->all && !c->nfiles_from)
 		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
+	if (c->dry_run && c->undo_file)
+		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
 	return e2v_image_paths(cmd, c->paths, c->npaths);
 }
 
@@ -166,8 +177,8 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	struct e2v_unseal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
+	struct e2v_image img = { 0 };
 	struct e2verity_owners *owners = NULL;
-	ext2_filsys fs = NULL;
 	char *todo = NULL;
 	size_t ntodo = 0;
 	int status;
@@ -176,10 +187,17 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_unseal_parse(cmd, argc, argv, &c);
 	if (status != E2V_EXIT_OK)
 		goto out;
+	e2v_catch_signals();
 	status = E2V_EXIT_FAILURE;
-	if (e2v_cli_open_image(c.image, !c.dry_run, &fs))
+	err = e2v_image_open(&img, c.image,
+			     (c.dry_run ? E2V_IMAGE_PREFLIGHT | E2V_IMAGE_SHARED : E2V_IMAGE_WRITE) |
+				     (c.force ? E2V_IMAGE_FORCE : 0) | (c.quiet ? E2V_IMAGE_QUIET : 0),
+			     c.undo_file);
+	if (err) {
+		e2v_image_report(&img, err);
 		goto out;
-	status = e2v_unseal_select(&c, fs, &sel);
+	}
+	status = e2v_unseal_select(&c, img.fs, &sel);
 	if (status != E2V_EXIT_OK)
 		goto out;
 	todo = calloc(sel.n ? sel.n : 1, 1);
@@ -189,23 +207,24 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	}
 	/* one scan of every inode proves every file's blocks, not one scan per file */
-	err = e2verity_owners_scan(fs, &owners);
+	err = e2verity_owners_scan(img.fs, &owners);
 	if (err) {
 		e2v_error(err, "while reading the block maps of '%s'", c.image);
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
-	status = e2v_unseal_preflight(&c, fs, owners, &sel, todo, &ntodo);
+	status = e2v_unseal_preflight(&c, img.fs, owners, &sel, todo, &ntodo);
 	if (status != E2V_EXIT_OK || c.dry_run || !ntodo)
 		goto out;
-	for (size_t i = 0; i < sel.n; i++) {
+	/* one transaction: every file is unsealed, or none */
+	for (size_t i = 0; i < sel.n && !e2v_cancel; i++) {
 		blk64_t freed;
 
 		if (!todo[i])
 			continue;
-		err = e2verity_unseal_inode_with(fs, sel.v[i].ino, owners, &freed);
+		err = e2verity_unseal_inode_with(img.fs, sel.v[i].ino, owners, &freed);
 		if (err) {
-			e2v_error(err, "while unsealing '%s'", sel.v[i].path);
+			e2v_error(err, "while unsealing '%s' in '%s'", sel.v[i].path, c.image);
 			status = E2V_EXIT_FAILURE;
 			break;
 		}
@@ -213,14 +232,18 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 			printf("unsealed %s: %llu blocks freed\n", sel.v[i].path,
 			       (unsigned long long)freed);
 	}
+	if (e2v_cancel) {
+		fprintf(stderr, "%s: %s: nothing unsealed\n", e2v_prog, strsignal(e2v_cancel));
+		status = 128 + e2v_cancel;
+	}
 out:
 	e2verity_owners_free(owners);
-	if (fs) {
-		/* a sparse image is written back only when everything went well */
-		err = e2v_cli_close_image(c.image, &fs,
-					  status == E2V_EXIT_OK && !c.dry_run && ntodo);
-		if (err)
-			status = E2V_EXIT_FAILURE;
+	if (status != E2V_EXIT_OK)
+		e2v_image_abandon(&img);
+	err = e2v_image_close(&img);
+	if (err && status == E2V_EXIT_OK) {
+		e2v_image_report(&img, err);
+		status = E2V_EXIT_FAILURE;
 	}
 	if (e2v_flush_stdout() && status == E2V_EXIT_OK)
 		status = E2V_EXIT_FAILURE;

@@ -43,7 +43,8 @@ static const struct e2v_command e2v_commands[] = {
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",
 	  "[--partition=N|NAME|UUID] [-r] [-a|--all] [--files-from=LIST [-0|--null]]\n"
-	  "\t\t[--exclude=GLOB]... [-n|--dry-run] [-q] [-v] IMAGE [PATH...]",
+	  "\t\t[--exclude=GLOB]... [-n|--dry-run] [-q] [-v] [-z UNDO_FILE] [--force]\n"
+	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 };
 

@@ -1,21 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* image.c - open an ext4 image for the commands: read-only, or locked read-write and unmounted */
+/* image.c - the one door to an image: lock, mount and health checks, io options, undo, transactions
+ */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "disk.h"
 
-/* The lock lives as long as the process: one writer, or any number of readers, per image. */
-static errcode_t e2v_lock_image(const char *image, int exclusive)
+#ifdef E2V_FAULT_IO
+/* the test build: tests/helpers/fault_io.c cuts writes */
+io_manager e2v_test_io_manager(void);
+#define E2V_BASE_IO e2v_test_io_manager()
+#else
+#define E2V_BASE_IO unix_io_manager
+#endif
+
+/*
+ * One writer, or any number of readers, per image.  The lock lives as long as
+ * the process, so that seal's pre-flight and its writing phase are one turn.
+ */
+static int e2v_lock_fd = -1, e2v_lock_exclusive;
+
+static errcode_t e2v_lock_image(const char *path, int exclusive)
 {
-	int fd = open(image, O_RDONLY | O_CLOEXEC);
+	int fd;
 
+	if (e2v_lock_fd >= 0 && (e2v_lock_exclusive || !exclusive))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) < 0) {
@@ -24,41 +44,285 @@ static errcode_t e2v_lock_image(const char *image, int exclusive)
 		close(fd);
 		return err;
 	}
+	if (e2v_lock_fd >= 0)
+		close(e2v_lock_fd);
+	e2v_lock_fd = fd;
+	e2v_lock_exclusive = exclusive;
 	return 0;
 }
 
-errcode_t e2v_open_image(const char *image, int writable, ext2_filsys *fs, const char **doing)
+/* No wall-clock time goes into the image: SOURCE_DATE_EPOCH, or the last write time kept. */
+static void e2v_fix_time(ext2_filsys fs)
 {
-	int mount_flags = 0;
-	char *path;
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	unsigned long long t;
+
+	fs->now = fs->super->s_wtime;
+	if (sde && *sde) {
+		errno = 0;
+		t = strtoull(sde, &end, 10);
+		if (!errno && !*end && t > 0 && (time_t)t > 0)
+			fs->now = t;
+	}
+}
+
+/*
+ * Checks that the undo file can be made before anything is opened for
+ * writing (libext2fs 1.47.0 crashes in ext2fs_open2() when it cannot), and
+ * sets the undo io manager up over @io.  A directory gets a file of its own
+ * named after the image, as e2fsprogs' tools name theirs.
+ */
+static errcode_t e2v_undo_setup(struct e2v_image *img, const char *undo, io_manager *io)
+{
+	struct stat st;
+	char *copy;
+	int fd;
 	errcode_t err;
 
-	*fs = NULL;
-	/* e2fsprogs' IMAGE?io_options form: the file is what comes before the '?' */
-	path = strdup(image);
-	if (!path)
-		return ENOMEM;
-	path[strcspn(path, "?")] = '\0';
-	*doing = "locking";
-	err = e2v_lock_image(path, writable);
-	if (!err && writable) {
-		*doing = "checking whether it is mounted";
-		err = ext2fs_check_if_mounted(path, &mount_flags);
-		if (!err && (mount_flags & EXT2_MF_MOUNTED))
-			err = E2VERITY_ET_MOUNTED;
+	img->doing = "creating the undo file";
+	if (stat(undo, &st) == 0 && S_ISDIR(st.st_mode)) {
+		copy = strdup(img->path);
+		if (!copy)
+			return ENOMEM;
+		if (asprintf(&img->undo_path, "%s/e2verity-%s.e2undo", undo, basename(copy)) < 0)
+			img->undo_path = NULL;
+		free(copy);
+		if (!img->undo_path)
+			return ENOMEM;
+	} else {
+		img->undo_path = strdup(undo);
+		if (!img->undo_path)
+			return ENOMEM;
 	}
-	free(path);
+	img->what = img->undo_path;
+	/* like the e2fsprogs tools' -z: a fresh undo file for this run */
+	if (unlink(img->undo_path) < 0 && errno != ENOENT)
+		return errno;
+	fd = open(img->undo_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	unlink(img->undo_path);
+	err = set_undo_io_backing_manager(*io);
+	if (!err)
+		err = set_undo_io_backup_file(img->undo_path);
 	if (err)
 		return err;
-	*doing = "opening";
+	*io = undo_io_manager;
+	return 0;
+}
+
+static errcode_t e2v_health(struct e2v_image *img, unsigned int flags)
+{
+	errcode_t err = e2verity_fs_health(img->fs);
+
+	img->doing = "checking";
+	/* what a journal would replay could overwrite anything written now: never forced */
+	if (err == E2VERITY_ET_NEEDS_RECOVERY || !(flags & E2V_IMAGE_FORCE))
+		return err;
+	return 0;
+}
+
+errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int flags,
+			 const char *undo)
+{
+	const int writing = flags & (E2V_IMAGE_WRITE | E2V_IMAGE_PREFLIGHT);
+	io_manager io = E2V_BASE_IO;
+	int mount_flags = 0, open_flags = EXT2_FLAG_64BITS;
+	char *opts;
+	errcode_t err;
+
+	memset(img, 0, sizeof(*img));
+	img->name = name;
+	img->what = name;
+	img->flags = flags;
 	/*
-	 * Read-only opens tolerate bad checksums: check reports what it can
-	 * read, and nothing is written.
+	 * Where the filesystem lies (disk.c): e2fsprogs' IMAGE?offset= form, a
+	 * --partition, or an Android sparse image expanded into a raw copy.
 	 */
-	return ext2fs_open2(image, NULL,
-			    EXT2_FLAG_64BITS | (writable ? EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE
-							 : EXT2_FLAG_IGNORE_CSUM_ERRORS),
-			    0, 0, unix_io_manager, fs);
+	img->doing = "opening";
+	img->disk = calloc(1, sizeof(*img->disk));
+	if (!img->disk)
+		return ENOMEM;
+	err = e2v_disk_resolve(img->disk, name, e2v_cli_partition(), img->why, sizeof(img->why));
+	img->reason = img->why;
+	if (err)
+		return err;
+	img->path = strdup(img->disk->file);
+	if (!img->path)
+		return ENOMEM;
+	opts = img->disk->io_options[0] ? img->disk->io_options : NULL;
+
+	img->doing = "locking";
+	err = e2v_lock_image(img->path, writing && !(flags & E2V_IMAGE_SHARED));
+	if (err)
+		return err;
+	img->doing = "checking";
+	err = ext2fs_check_if_mounted(img->path, &mount_flags);
+	if (err)
+		return err;
+	if (mount_flags & EXT2_MF_MOUNTED) {
+		if (writing)
+			return E2VERITY_ET_MOUNTED;
+		if (!(flags & E2V_IMAGE_QUIET))
+			fprintf(stderr,
+				"%s: warning: '%s' is mounted; what is read from it may be "
+				"stale\n",
+				e2v_prog, name);
+	}
+	if (flags & E2V_IMAGE_WRITE) {
+		if (undo) {
+			err = e2v_undo_setup(img, undo, &io);
+			if (err)
+				return err;
+		}
+		open_flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
+	} else if (!writing) {
+		/* check reports what it can read; nothing is written */
+		open_flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
+	}
+	img->doing = "opening";
+	img->what = name;
+	err = ext2fs_open2(img->disk->open_name, opts, open_flags, 0, 0, io, &img->fs);
+	if (err) {
+		img->fs = NULL;
+		return err;
+	}
+	/*
+	 * A filesystem inside a file is read only through its io channel, which
+	 * knows the offset.  The device name in e2fsprogs' NAME?io_options form
+	 * names no file, so nothing can open it and pread() at the wrong place
+	 * (lib/ahead.c reads through the io channel when it cannot open it).
+	 */
+	if (opts) {
+		char *dev;
+
+		if (asprintf(&dev, "%s?%s", img->disk->open_name, opts) < 0)
+			return ENOMEM;
+		ext2fs_free_mem(&img->fs->device_name);
+		err = ext2fs_get_mem(strlen(dev) + 1, &img->fs->device_name);
+		if (!err)
+			strcpy(img->fs->device_name, dev);
+		free(dev);
+		if (err)
+			return err;
+	}
+	if (writing) {
+		err = e2v_health(img, flags);
+		if (err)
+			return err;
+	}
+	if (!(flags & E2V_IMAGE_WRITE))
+		return 0;
+	if (img->undo_path && !(flags & E2V_IMAGE_QUIET))
+		fprintf(stderr,
+			"Overwriting existing filesystem; this can be undone using the command:\n"
+			"    e2undo %s %s\n\n",
+			img->undo_path, name);
+	e2v_fix_time(img->fs);
+	img->doing = "reading the bitmaps of";
+	err = ext2fs_read_bitmaps(img->fs);
+	if (err)
+		return err;
+	img->doing = "starting a transaction on";
+	return e2verity_txn_begin(img->fs, &img->txn);
+}
+
+errcode_t e2v_image_commit(struct e2v_image *img)
+{
+	img->doing = "committing to";
+	img->what = img->name;
+	if (!img->txn)
+		return 0;
+	return e2verity_txn_commit(img->txn);
+}
+
+void e2v_image_abandon(struct e2v_image *img)
+{
+	img->abandoned = 1;
+	if (img->txn)
+		e2verity_txn_abort(img->txn);
+}
+
+errcode_t e2v_image_close(struct e2v_image *img)
+{
+	errcode_t err = 0, err2;
+
+	img->doing = "writing";
+	img->what = img->name;
+	if (img->txn) {
+		err = e2verity_txn_end(img->txn);
+		img->txn = NULL;
+	}
+	if (img->fs) {
+		err2 = ext2fs_close_free(&img->fs);
+		if (!err)
+			err = err2;
+		/* a sparse image gets what was committed, encoded back whole */
+		if (!err && img->disk && img->disk->sparse && (img->flags & E2V_IMAGE_WRITE) &&
+		    !img->abandoned) {
+			img->doing = "writing the sparse image";
+			err = e2v_disk_write_back(img->disk);
+		}
+	}
+	if (img->disk) {
+		e2v_disk_free(img->disk);
+		free(img->disk);
+		img->disk = NULL;
+	}
+	free(img->path);
+	free(img->undo_path);
+	img->path = img->undo_path = NULL;
+	return err;
+}
+
+void e2v_image_report(const struct e2v_image *img, errcode_t err)
+{
+	if (img->reason && *img->reason)
+		e2v_error(err, "while %s '%s'%s", img->doing, img->what, img->reason);
+	else
+		e2v_report_image_error(err, img->doing, img->what,
+				       !!(img->flags & (E2V_IMAGE_WRITE | E2V_IMAGE_PREFLIGHT)));
+}
+
+/* what e2v_cli_open_image() opened, until e2v_cli_close_image() */
+static struct e2v_disk *e2v_cli_disk;
+
+errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
+{
+	struct e2v_image img;
+	errcode_t err;
+
+	/* read-only either way; "writable" is judged as a writer would be */
+	err = e2v_image_open(&img, image, writable ? E2V_IMAGE_PREFLIGHT : 0, NULL);
+	if (err)
+		e2v_image_report(&img, err);
+	*fs = err ? NULL : img.fs;
+	if (!err) {
+		/* the raw copy of a sparse image lives as long as the filesystem */
+		img.fs = NULL;
+		e2v_cli_disk = img.disk;
+		img.disk = NULL;
+	}
+	e2v_image_close(&img);
+	return err;
+}
+
+errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
+{
+	errcode_t err = 0;
+
+	if (*fs)
+		err = ext2fs_close_free(fs);
+	if (err)
+		e2v_error(err, "while closing '%s'", image);
+	if (e2v_cli_disk) {
+		e2v_disk_free(e2v_cli_disk);
+		free(e2v_cli_disk);
+		e2v_cli_disk = NULL;
+	}
+	return err;
 }
 
 errcode_t e2v_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino)

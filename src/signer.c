@@ -132,6 +132,11 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 	}
 	if (o->embed >= 0)
 		e2verity_signer_set_embed(*signer, o->embed);
+	if (!o->quiet && !e2verity_signer_kernel_can_chain(*signer))
+		fprintf(stderr,
+			"%s: warning: '%s' has no Authority Key Identifier: the kernel cannot "
+			"chain it to a CA in its keyring\n",
+			e2v_prog, o->certfile ? o->certfile : o->keyfile);
 out:
 	OPENSSL_cleanse(pass, sizeof(pass));
 	return err;

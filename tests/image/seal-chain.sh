@@ -222,6 +222,17 @@ expect_fail "--signatures-from with --key" 2 "made elsewhere" \
 expect_fail "--ca without signatures to verify" 2 "--ca needs" "$E2VERITY" seal --ca=ca.crt bad.img /a
 unchanged "usage errors"
 
+# a signer certificate without an Authority Key Identifier (openssl x509 -req adds none unasked)
+ossl req -newkey rsa:2048 -nodes -keyout noakid.key -out noakid.csr -subj /CN=noakid
+ossl x509 -req -in noakid.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -out noakid.crt
+"$E2VERITY" sign src/a noakid.sig --key=noakid.key --cert=noakid.crt >/dev/null 2>err
+check "no Authority Key Identifier: sign warns" grep -q "warning: 'noakid.crt' has no Authority Key Identifier" err
+cp base.img noakid.img
+"$E2VERITY" seal -q --key=noakid.key --cert=noakid.crt noakid.img /a 2>err
+check "seal -q: no warning" test ! -s err
+"$E2VERITY" check --ca=ca.crt noakid.img /a >chk.out 2>&1
+check "check --ca refuses it as the kernel does (SIG_UNTRUSTED)" sh -c "[ $? -eq 4 ] && grep -q SIG_UNTRUSTED chk.out"
+
 # ---- pass phrase sources and store URIs: the bytes of the plain key ------------------------
 "$E2VERITY" sign src/a want.sig --key=signer.key --cert=signer.crt >/dev/null
 echo s3cret >passfile

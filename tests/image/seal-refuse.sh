@@ -73,7 +73,7 @@ if mke2fs -q -F -t ext4 -b 4096 -O bigalloc -C 16384 -d src bigalloc.img 32M >/d
 fi
 cp ok.img recover.img
 debugfs -w -R "feature needs_recovery" recover.img >/dev/null 2>&1
-refuse "journal needs recovery" 1 "Filesystem journal needs recovery (run e2fsck first)" \
+refuse "journal needs recovery" 1 "Filesystem journal needs recovery (run e2fsck -f first)" \
 	recover.img recover.img /good
 
 # already sealed

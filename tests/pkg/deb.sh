@@ -9,6 +9,7 @@
 # again whatever happens.  Needs root, as dpkg does.
 . "$top_srcdir/tests/lib.sh"
 require_cmd dpkg-buildpackage dh lintian dpkg pkg-config cc fsverity mke2fs e2fsck flock bash
+[ -z "${E2VERITY_IN_PACKAGE_BUILD:-}" ] || skip "inside the package build itself (debian/rules)"
 [ "$(id -u)" -eq 0 ] || skip "installing packages needs root"
 PKGS="e2verity libe2verity0 libe2verity-dev"
 for p in $PKGS; do

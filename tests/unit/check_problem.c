@@ -54,6 +54,7 @@ START_TEST(test_stable_codes)
 	ck_assert_str_eq(e2verity_problem_lookup(0x0401)->id, "DATA_MISMATCH");
 	ck_assert_str_eq(e2verity_problem_lookup(0x0402)->id, "TREE_MISMATCH");
 	ck_assert_str_eq(e2verity_problem_lookup(0x0504)->id, "UNSIGNED");
+	ck_assert_str_eq(e2verity_problem_lookup(0x0505)->id, "SIG_NO_SIGNER");
 	ck_assert_str_eq(e2verity_problem_lookup(0x010a)->id, "SIZE_TOO_LARGE");
 	ck_assert_str_eq(e2verity_problem_lookup(0x010b)->id, "ENCRYPT_NO_FEATURE");
 	ck_assert_str_eq(e2verity_problem_lookup(0x0209)->id, "TREE_PAST_DESCRIPTOR");

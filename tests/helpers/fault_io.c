@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fault_io.c - test only: an io manager over unix_io that fails, or kills the process, at the Nth
+ * write */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ext2fs/ext2fs.h>
+
+/*
+ * E2VERITY_FAULT_AT=N		the Nth write, counted from 1 over the whole process
+ * E2VERITY_FAULT_MODE=kill|fail|term|int|hup
+ *				SIGKILL instead of it, EIO instead of it, or that signal
+ *				raised just before it (the write then happens)
+ * E2VERITY_FAULT_LOG=FILE		every close appends the writes counted so far
+ *
+ * Flushes count as writes too: a cut between two of them is a power cut.
+ */
+static unsigned long e2v_writes;
+static struct struct_io_manager e2v_fault_manager;
+
+static errcode_t e2v_fault(void)
+{
+	const char *at = getenv("E2VERITY_FAULT_AT");
+	const char *mode = getenv("E2VERITY_FAULT_MODE");
+
+	e2v_writes++;
+	if (!at || strtoul(at, NULL, 10) != e2v_writes)
+		return 0;
+	if (mode && !strcmp(mode, "fail"))
+		return EIO;
+	if (mode && (!strcmp(mode, "term") || !strcmp(mode, "int") || !strcmp(mode, "hup"))) {
+		raise(mode[0] == 't' ? SIGTERM : mode[0] == 'i' ? SIGINT : SIGHUP);
+		return 0;
+	}
+	kill(getpid(), SIGKILL);
+	pause();
+	return EIO;
+}
+
+static errcode_t e2v_f_write_blk(io_channel c, unsigned long block, int count, const void *data)
+{
+	return e2v_fault() ?: unix_io_manager->write_blk(c, block, count, data);
+}
+
+static errcode_t e2v_f_write_blk64(io_channel c, unsigned long long block, int count,
+				   const void *data)
+{
+	return e2v_fault() ?: unix_io_manager->write_blk64(c, block, count, data);
+}
+
+static errcode_t e2v_f_write_byte(io_channel c, unsigned long offset, int count, const void *data)
+{
+	return e2v_fault() ?: unix_io_manager->write_byte(c, offset, count, data);
+}
+
+static errcode_t e2v_f_zeroout(io_channel c, unsigned long long block, unsigned long long count)
+{
+	return e2v_fault() ?: unix_io_manager->zeroout(c, block, count);
+}
+
+static errcode_t e2v_f_flush(io_channel c)
+{
+	return e2v_fault() ?: unix_io_manager->flush(c);
+}
+
+static errcode_t e2v_f_close(io_channel c)
+{
+	const char *log = getenv("E2VERITY_FAULT_LOG");
+	FILE *f;
+
+	if (log && (f = fopen(log, "a"))) {
+		fprintf(f, "%lu\n", e2v_writes);
+		fclose(f);
+	}
+	return unix_io_manager->close(c);
+}
+
+static errcode_t e2v_f_open(const char *name, int flags, io_channel *channel)
+{
+	errcode_t err = unix_io_manager->open(name, flags, channel);
+
+	if (!err)
+		(*channel)->manager = &e2v_fault_manager;
+	return err;
+}
+
+/* the unix manager, with its writes counted (and cut) */
+io_manager e2v_test_io_manager(void);
+io_manager e2v_test_io_manager(void)
+{
+	e2v_fault_manager = *unix_io_manager;
+	e2v_fault_manager.name = "e2verity fault injection";
+	e2v_fault_manager.open = e2v_f_open;
+	e2v_fault_manager.close = e2v_f_close;
+	e2v_fault_manager.write_blk = e2v_f_write_blk;
+	e2v_fault_manager.write_blk64 = e2v_f_write_blk64;
+	e2v_fault_manager.write_byte = e2v_f_write_byte;
+	e2v_fault_manager.zeroout = e2v_f_zeroout;
+	e2v_fault_manager.flush = e2v_f_flush;
+	return &e2v_fault_manager;
+}

@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# seal-crash.sh - a seal and an unseal cut at every write (killed, or the write failing):
+# after e2fsck's journal replay the image is clean and each file is sealed and right, or untouched
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/image/image-lib.sh"
+require_cmd openssl
+FAULT=${top_builddir:-.}/tests/helpers/e2verity-fault
+[ -x "$FAULT" ] || skip "tests/helpers/e2verity-fault is not built"
+t_tmpdir
+cd "$T_TMP" || exit 1
+
+# seeded bytes, the same in every run
+seeded()
+{
+	head -c "$2" /dev/zero |
+		openssl enc -aes-128-ctr -nosalt -K "$(printf '%032x' "$3")" -iv 0 2>/dev/null >"$1"
+}
+
+mkdir -p src/dir
+: >src/empty
+seeded src/one 4096 1
+seeded src/big 9000000 2
+seeded src/dir/small 777 3
+make_sparse src/sparse 20000000
+FILES="/empty /one /big /dir/small /sparse"
+mkimg base.img src 64M -b 4096 || exit 1
+# mke2fs -d 1.47.0 may leave the quota inconsistent: start from a clean image
+e2fsck -fy base.img >/dev/null 2>&1
+fsck_clean base.img || exit 1
+for f in $FILES; do
+	echo "$(fsverity digest "src$f" | cut -d' ' -f1) $f"
+done >want.all
+
+# snapshot IMG: per file, its flags and its extents, from one debugfs run
+for f in $FILES; do
+	printf 'stat "%s"\nex "%s"\n' "$f" "$f"
+done >snap.cmds
+snapshot()
+{
+	debugfs -f snap.cmds "$1" 2>/dev/null |
+		awk '/^debugfs: stat /{ f = $3; gsub(/"/, "", f) }
+		     /Flags:/{ for (i = 1; i < NF; i++) if ($i == "Flags:") print f, "flags", $(i + 1) }
+		     /^ *[0-9]+\/ *[0-9]+ /{ print f, $0 }'
+}
+# an unsealed file is as mke2fs made it
+snapshot base.img >ref.snap
+
+# judge NAME IMG: after replay, e2fsck is clean, each file sealed and right or as mke2fs made it
+judge()
+{
+	j_name=$1 j_img=$2
+	e2fsck -fy -E journal_only "$j_img" >/dev/null 2>&1
+	if ! e2fsck -fn "$j_img" >fsck.out 2>&1; then
+		fail "$j_name: e2fsck -fn after replay: $(grep -v '^Pass\|^e2fsck' fsck.out | head -5)"
+		return
+	fi
+	snapshot "$j_img" >cut.snap
+	j_sealed=0
+	for f in $FILES; do
+		flags=$(awk -v f="$f" '$1 == f && $2 == "flags" { print $3 }' cut.snap)
+		if [ $((flags & 0x100000)) -ne 0 ]; then
+			j_sealed=$((j_sealed + 1))
+		elif [ "$(grep "^$f " cut.snap)" != "$(grep "^$f " ref.snap)" ]; then
+			fail "$j_name: $f neither sealed nor as it was: $(grep "^$f " cut.snap)"
+			return
+		fi
+	done
+	if [ "$j_sealed" -gt 0 ]; then
+		# the sealed ones carry fsverity-utils' digests and pass the full re-verification
+		"$E2VERITY" measure --all "$j_img" 2>&1 | sort >measure.out
+		grep -F -f measure.out want.all | sort >measure.want
+		if [ "$(wc -l <measure.out)" -ne "$j_sealed" ] || ! cmp -s measure.out measure.want; then
+			fail "$j_name: sealed files' digests: $(cat measure.out)"
+			return
+		fi
+		if ! "$E2VERITY" check "$j_img" >check.out 2>&1; then
+			fail "$j_name: check: $(cat check.out)"
+			return
+		fi
+	fi
+	pass "$j_name ($j_sealed sealed)"
+}
+
+# cuts NAME IMG_BEFORE COMMAND...: the command cut at each of its writes, killed or failing
+cuts()
+{
+	c_name=$1 c_before=$2
+	shift 2
+	cp "$c_before" count.img
+	rm -f writes.log
+	E2VERITY_FAULT_LOG=writes.log "$FAULT" "$@" count.img $FILES >/dev/null 2>&1 ||
+		{ fail "$c_name: uncut run failed"; return; }
+	total=$(tail -n 1 writes.log)
+	[ "$total" -gt 10 ] || { fail "$c_name: only '$total' writes counted"; return; }
+	for mode in kill fail; do
+		n=1
+		while [ "$n" -le "$total" ]; do
+			cp "$c_before" cut.img
+			E2VERITY_FAULT_AT=$n E2VERITY_FAULT_MODE=$mode \
+				"$FAULT" "$@" cut.img $FILES >cut.out 2>cut.err
+			rc=$?
+			if [ "$mode" = fail ] && [ "$rc" -ne 1 ]; then
+				fail "$c_name: write $n failing: exit $rc, want 1"
+			elif [ "$mode" = fail ] && ! grep -q "cut.img" cut.err; then
+				fail "$c_name: write $n failing: no message names the image: $(cat cut.err)"
+			fi
+			judge "$c_name: $mode at write $n of $total" cut.img
+			# every cut point killed; a failing write at every third one
+			if [ "$mode" = kill ]; then n=$((n + 1)); else n=$((n + 3)); fi
+		done
+		echo "$c_name: $total cut points tried, $mode mode"
+	done
+}
+
+cuts "seal" base.img seal -q
+cp base.img sealed.img
+"$E2VERITY" seal -q sealed.img $FILES || fail "seal for the unseal cuts"
+cuts "unseal" sealed.img unseal
+finish

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# crash-kernel.sh - issue 7: a seal killed while its journal transaction is committed but not yet
+# written in place; the real kernel's mount replays it (no e2fsck first), the files measure as
+# `fsverity digest` says and read back, and e2fsck -fn is clean afterwards
+set -eu
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+KHARNESS_DIR=$top_srcdir/tests/kernel
+# shellcheck source=tests/lib.sh disable=SC1091
+. "$top_srcdir/tests/lib.sh"
+# shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
+. "$KHARNESS_DIR/kernel-lib.sh"
+kh_require
+require_cmd mke2fs e2fsck dumpe2fs fsverity sha256sum
+FAULT=$top_builddir/tests/helpers/e2verity-fault
+[ -x "$FAULT" ] || skip "tests/helpers/e2verity-fault is not built"
+t_tmpdir
+tmp=$T_TMP
+
+mkdir -p "$tmp/src/d"
+head -c 3000000 /dev/urandom >"$tmp/src/big"
+head -c 5000 /dev/urandom >"$tmp/src/d/small"
+printf 'hello\n' >"$tmp/src/hello"
+FILES="/big /d/small /hello"
+mke2fs -q -F -t ext4 -b 4096 -d "$tmp/src" "$tmp/base.img" 32M
+e2fsck -fy "$tmp/base.img" >/dev/null 2>&1 || true
+
+# find a cut where the transaction is live: the journal has a start and the superblock says so
+rm -f "$tmp/writes.log"
+cp "$tmp/base.img" "$tmp/count.img"
+E2VERITY_FAULT_LOG=$tmp/writes.log "$FAULT" seal -q "$tmp/count.img" $FILES
+total=$(tail -n 1 "$tmp/writes.log")
+n=$total found=
+while [ "$n" -gt 0 ]; do
+	cp "$tmp/base.img" "$tmp/img"
+	E2VERITY_FAULT_AT=$n "$FAULT" seal -q "$tmp/img" $FILES >/dev/null 2>&1 || true
+	dumpe2fs -h "$tmp/img" 2>/dev/null >"$tmp/sb"
+	if ! grep -q '^Journal start: *0$' "$tmp/sb" &&
+		grep -q '^Filesystem features:.*needs_recovery' "$tmp/sb"; then
+		found=$n
+		break
+	fi
+	n=$((n - 1))
+done
+[ -n "$found" ] || { fail "no cut point leaves a committed transaction"; finish; }
+echo "killed at write $found of $total: journal live, needs_recovery set"
+# before the replay the files are not sealed on disk: only the journal holds their inodes
+cp "$tmp/img" "$tmp/img.killed"
+
+cat >"$tmp/guest.sh" <<'EOF'
+mount_image /dev/vda /mnt || exit 1
+measure_all /mnt/big /mnt/d/small /mnt/hello
+hash_all /mnt/big /mnt/d/small /mnt/hello
+umount_image /mnt
+EOF
+kh_boot -w "$tmp/img" -o "$tmp/out" "$tmp/guest.sh" || { fail "boot"; finish; }
+grep -q '^MOUNT /dev/vda OK' "$tmp/out" || fail "the kernel did not mount the killed image"
+for f in $FILES; do
+	want=$(fsverity digest "$tmp/src$f" | cut -d' ' -f1)
+	got=$(kh_get "$tmp/out" MEASURE "/mnt$f")
+	[ "$got" = "$want" ] && pass "kernel replay: $f measures $want" ||
+		fail "kernel replay: $f measures '$got', want $want"
+	want=$(sha256sum <"$tmp/src$f" | cut -d' ' -f1)
+	got=$(kh_get "$tmp/out" SHA256 "/mnt$f")
+	[ "$got" = "$want" ] && pass "kernel replay: $f reads back" ||
+		fail "kernel replay: $f reads '$got'"
+done
+if e2fsck -fn "$tmp/img" >"$tmp/fsck" 2>&1; then
+	pass "e2fsck -fn clean after the kernel's replay"
+else
+	fail "e2fsck -fn after the kernel's replay: $(cat "$tmp/fsck")"
+fi
+# and e2fsck's own replay of the same killed image agrees
+e2fsck -fy -E journal_only "$tmp/img.killed" >/dev/null 2>&1 || true
+check "e2fsck replay: clean" e2fsck -fn "$tmp/img.killed"
+for f in $FILES; do
+	want=$(fsverity digest "$tmp/src$f" | cut -d' ' -f1)
+	got=$("$E2VERITY" measure "$tmp/img.killed" "$f" | cut -d' ' -f1)
+	[ "$got" = "$want" ] && pass "e2fsck replay: $f sealed" || fail "e2fsck replay: $f: '$got'"
+done
+finish
