@@ -10,7 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "disk.h"
+
+/* --partition, for whichever image the command opens */
+static const char *e2v_partition;
+
+const char *e2v_cli_partition(void)
+{
+	return e2v_partition;
+}
 
 void e2v_usage(const struct e2v_command *cmd, FILE *f)
 {
@@ -107,6 +115,7 @@ int e2v_getopt(struct e2v_getopt *g)
 	char name[64];
 	int opt;
 
+again:
 	opt = getopt_long(g->argc, g->argv, g->shortopts, g->longopts, NULL);
 	if (opt == -1)
 		return -1;
@@ -122,6 +131,11 @@ int e2v_getopt(struct e2v_getopt *g)
 			return '?';
 		}
 		g->seen[opt] = 1;
+	}
+	/* the options of the image itself, the same in every command */
+	if (opt == OPT_PARTITION) {
+		e2v_partition = optarg;
+		goto again;
 	}
 	return opt;
 }
@@ -267,30 +281,6 @@ void e2v_progress_clear(struct e2v_progress *p)
 }
 
 /* ---- images -------------------------------------------------------------------- */
-
-errcode_t e2v_image_precheck(const char *image, const char **reason)
-{
-	unsigned char magic[4];
-	struct stat st;
-	int fd;
-
-	*reason = "";
-	if (stat(image, &st) < 0)
-		return errno;
-	if (S_ISDIR(st.st_mode))
-		return EISDIR;
-	fd = open(image, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) && magic[0] == 0x1f &&
-	    magic[1] == 0x8b) {
-		close(fd);
-		*reason = " (it is gzip-compressed: decompress it first)";
-		return EXT2_ET_BAD_MAGIC;
-	}
-	close(fd);
-	return 0;
-}
 
 void e2v_report_image_error(errcode_t err, const char *doing, const char *image, int writable)
 {

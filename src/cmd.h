@@ -39,6 +39,7 @@ enum {
 	OPT_KEY_PASS,
 	OPT_EMBED_CERT,
 	OPT_NO_EMBED_CERT,
+	OPT_PARTITION,
 	OPT_FIRST_PRIVATE, /* commands number their own options from here */
 };
 
@@ -48,6 +49,9 @@ enum {
 	{ "salt", required_argument, NULL, OPT_SALT },                          \
 	{ "out-merkle-tree", required_argument, NULL, OPT_OUT_MERKLE_TREE },    \
 	{ "out-descriptor", required_argument, NULL, OPT_OUT_DESCRIPTOR }
+
+/* the options of the image itself, handled by e2v_getopt() for every command that opens one */
+#define E2V_IMAGE_LONG_OPTIONS { "partition", required_argument, NULL, OPT_PARTITION }
 
 /* what the tree options collect */
 struct e2v_tree_opts {
@@ -138,15 +142,14 @@ void e2v_progress_update(struct e2v_progress *p, uint64_t done, uint64_t total, 
 /* Erases the line before other output. */
 void e2v_progress_clear(struct e2v_progress *p);
 
-/*
- * What is wrong with an image file before libext2fs sees it: missing, a
- * directory, compressed (@reason then says so).  Returns 0 or an errno-like code.
- */
-errcode_t e2v_image_precheck(const char *image, const char **reason);
 /* Reports a failure to open @image in the one wording every command uses. */
 void e2v_report_image_error(errcode_t err, const char *doing, const char *image, int writable);
 /* Opens @image read-only through the door (image.c), and reports a failure. */
 errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs);
+/* Closes what e2v_cli_open_image() opened (read-only); reports a failure. */
+errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written);
+/* --partition as given to the command, or NULL */
+const char *e2v_cli_partition(void);
 /* Looks up an absolute @path inside @image, and reports a failure in plain words. */
 errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino);
 
@@ -182,6 +185,9 @@ struct e2v_image {
 	char *undo_path;
 	/* after a failure: the step and the file it concerns, for the message */
 	const char *doing, *what, *reason;
+	struct e2v_disk *disk; /* where the filesystem lies (disk.h) */
+	char why[256];	       /* what the disk layer found wrong */
+	int abandoned;
 };
 
 /* read-write: exclusive lock, not mounted, healthy, writes in transactions */

@@ -332,6 +332,7 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		{ "threads", required_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
+		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct e2v_check_cli c = { 0 };
@@ -449,7 +450,7 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 	e2verity_workers_free(c.opts.workers);
 	if (fs)
-		ext2fs_close_free(&fs);
+		e2v_cli_close_image(c.image, &fs, 0);
 print:
 	if (c.json)
 		e2v_print_json(&c, &st, status & FSCK_ERROR ? errbuf : NULL, status);

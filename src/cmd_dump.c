@@ -53,6 +53,7 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "offset", required_argument, NULL, OPT_OFFSET },
 		{ "length", required_argument, NULL, OPT_LENGTH },
+		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t offset = 0, length = UINT64_MAX;
@@ -130,6 +131,6 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 	status = E2V_EXIT_OK;
 out:
 	free(buf);
-	ext2fs_close_free(&fs);
+	e2v_cli_close_image(image, &fs, 0);
 	return status;
 }

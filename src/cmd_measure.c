@@ -41,6 +41,7 @@ int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
+		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	enum e2v_manifest_format format = E2V_MANIFEST_TEXT;
@@ -107,6 +108,6 @@ int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 		status = E2V_EXIT_FAILURE;
 out:
 	e2v_manifest_free(&mf);
-	ext2fs_close_free(&fs);
+	e2v_cli_close_image(image, &fs, 0);
 	return status;
 }

@@ -90,6 +90,7 @@ static int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 		{ "verbose", no_argument, NULL, 'v' },
 		E2V_SIGNER_LONG_OPTIONS,
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		E2V_IMAGE_LONG_OPTIONS,
 		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
@@ -471,13 +472,13 @@ static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const c
 static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size_t *len)
 {
 	struct e2v_manifest all = { 0 };
-	ext2_filsys fs = NULL;
+	struct e2v_image img;
 	FILE *f = NULL;
 	errcode_t err;
 
-	err = ext2fs_open2(c->image, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+	err = e2v_image_open(&img, c->image, E2V_IMAGE_SHARED | E2V_IMAGE_QUIET, NULL);
 	if (!err)
-		err = e2v_manifest_names(fs, c->image, &c->mf, &all);
+		err = e2v_manifest_names(img.fs, c->image, &c->mf, &all);
 	if (err)
 		goto out;
 	f = open_memstream(buf, len);
@@ -490,8 +491,7 @@ static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size
 		err = errno ? errno : ENOMEM;
 out:
 	e2v_manifest_free(&all);
-	if (fs)
-		ext2fs_close_free(&fs);
+	e2v_image_close(&img);
 	return err;
 }
 

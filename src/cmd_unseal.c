@@ -48,6 +48,7 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		E2V_IMAGE_LONG_OPTIONS,
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -21,8 +21,8 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "seal", cmd_seal, "Enable fs-verity on files inside an unmounted ext4 image",
-	  "[-r] [-a|--all] [--files-from=LIST [-0|--null]] [--exclude=GLOB]...\n"
-	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
+	  "[--partition=N|NAME|UUID] [-r] [-a|--all] [--files-from=LIST [-0|--null]]\n"
+	  "\t\t[--exclude=GLOB]... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS] [--embed-cert|--no-embed-cert]]\n"
 	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
 	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
@@ -30,18 +30,21 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] IMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[-j N] [-C FD|--progress] [-v] [--json] [--cert=CERT] [--ca=CA]\n"
-	  "\t\t[--require-signatures] IMAGE [PATH...]",
+	  "[--partition=N|NAME|UUID] [-j N] [-C FD|--progress] [-v] [--json]\n"
+	  "\t\t[--cert=CERT] [--ca=CA] [--require-signatures] IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
-	  "[--json|--compact] IMAGE PATH... | [--json|--compact] IMAGE --all", E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
+	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", E2V_EXIT_USAGE,
+	  E2V_EXIT_FAILURE },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
-	  "[--offset=N] [--length=N] IMAGE PATH merkle_tree|descriptor|signature\n"
+	  "[--partition=N|NAME|UUID] [--offset=N] [--length=N]\n"
+	  "\t\tIMAGE PATH merkle_tree|descriptor|signature\n"
 	  "\t\t(or IMAGE TYPE PATH, the order of fsverity dump_metadata)",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",
-	  "[-r] [-a|--all] [--files-from=LIST [-0|--null]] [--exclude=GLOB]...\n"
-	  "\t\t[-n|--dry-run] [-q] [-v] [-z UNDO_FILE] [--force] IMAGE [PATH...]",
+	  "[--partition=N|NAME|UUID] [-r] [-a|--all] [--files-from=LIST [-0|--null]]\n"
+	  "\t\t[--exclude=GLOB]... [-n|--dry-run] [-q] [-v] [-z UNDO_FILE] [--force]\n"
+	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 };
 
@@ -51,6 +54,10 @@ static void e2v_main_usage(FILE *f)
 	for (size_t i = 0; i < sizeof(e2v_commands) / sizeof(e2v_commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", e2v_commands[i].name, e2v_commands[i].summary);
 	fprintf(f,
+		"\nIMAGE: an ext4 image file; IMAGE?offset=BYTES (e2fsprogs' form)\n"
+		"for a filesystem further in; a disk image with --partition=N|NAME|UUID\n"
+		"(a GPT partition's number, name or UUID; an MBR partition's number).\n"
+		"Android sparse images are read, and written back sparse.\n"
 		"\n'%s help COMMAND' or '%s COMMAND --help' shows the options of one command.\n"
 		"Hash algorithms: sha256 sha512\n",
 		e2v_prog, e2v_prog);

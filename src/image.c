@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "disk.h"
 
 #ifdef E2V_FAULT_IO
 /* the test build: tests/helpers/fault_io.c cuts writes */
@@ -136,18 +137,23 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	img->name = name;
 	img->what = name;
 	img->flags = flags;
-	/* e2fsprogs' IMAGE?io_options form, e.g. disk.img?offset=1048576 */
-	img->path = strdup(name);
-	if (!img->path)
-		return ENOMEM;
-	opts = strchr(img->path, '?');
-	if (opts)
-		*opts++ = '\0';
-
+	/*
+	 * Where the filesystem lies (disk.c): e2fsprogs' IMAGE?offset= form, a
+	 * --partition, or an Android sparse image expanded into a raw copy.
+	 */
 	img->doing = "opening";
-	err = e2v_image_precheck(img->path, &img->reason);
+	img->disk = calloc(1, sizeof(*img->disk));
+	if (!img->disk)
+		return ENOMEM;
+	err = e2v_disk_resolve(img->disk, name, e2v_cli_partition(), img->why, sizeof(img->why));
+	img->reason = img->why;
 	if (err)
 		return err;
+	img->path = strdup(img->disk->file);
+	if (!img->path)
+		return ENOMEM;
+	opts = img->disk->io_options[0] ? img->disk->io_options : NULL;
+
 	img->doing = "locking";
 	err = e2v_lock_image(img->path, writing && !(flags & E2V_IMAGE_SHARED));
 	if (err)
@@ -178,10 +184,29 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	}
 	img->doing = "opening";
 	img->what = name;
-	err = ext2fs_open2(img->path, opts, open_flags, 0, 0, io, &img->fs);
+	err = ext2fs_open2(img->disk->open_name, opts, open_flags, 0, 0, io, &img->fs);
 	if (err) {
 		img->fs = NULL;
 		return err;
+	}
+	/*
+	 * A filesystem inside a file is read only through its io channel, which
+	 * knows the offset.  The device name in e2fsprogs' NAME?io_options form
+	 * names no file, so nothing can open it and pread() at the wrong place
+	 * (lib/ahead.c reads through the io channel when it cannot open it).
+	 */
+	if (opts) {
+		char *dev;
+
+		if (asprintf(&dev, "%s?%s", img->disk->open_name, opts) < 0)
+			return ENOMEM;
+		ext2fs_free_mem(&img->fs->device_name);
+		err = ext2fs_get_mem(strlen(dev) + 1, &img->fs->device_name);
+		if (!err)
+			strcpy(img->fs->device_name, dev);
+		free(dev);
+		if (err)
+			return err;
 	}
 	if (writing) {
 		err = e2v_health(img, flags);
@@ -215,6 +240,7 @@ errcode_t e2v_image_commit(struct e2v_image *img)
 
 void e2v_image_abandon(struct e2v_image *img)
 {
+	img->abandoned = 1;
 	if (img->txn)
 		e2verity_txn_abort(img->txn);
 }
@@ -233,6 +259,17 @@ errcode_t e2v_image_close(struct e2v_image *img)
 		err2 = ext2fs_close_free(&img->fs);
 		if (!err)
 			err = err2;
+		/* a sparse image gets what was committed, encoded back whole */
+		if (!err && img->disk && img->disk->sparse && (img->flags & E2V_IMAGE_WRITE) &&
+		    !img->abandoned) {
+			img->doing = "writing the sparse image";
+			err = e2v_disk_write_back(img->disk);
+		}
+	}
+	if (img->disk) {
+		e2v_disk_free(img->disk);
+		free(img->disk);
+		img->disk = NULL;
 	}
 	free(img->path);
 	free(img->undo_path);
@@ -249,6 +286,9 @@ void e2v_image_report(const struct e2v_image *img, errcode_t err)
 				       !!(img->flags & (E2V_IMAGE_WRITE | E2V_IMAGE_PREFLIGHT)));
 }
 
+/* what e2v_cli_open_image() opened, until e2v_cli_close_image() */
+static struct e2v_disk *e2v_cli_disk;
+
 errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
 {
 	struct e2v_image img;
@@ -259,9 +299,29 @@ errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
 	if (err)
 		e2v_image_report(&img, err);
 	*fs = err ? NULL : img.fs;
-	if (!err)
+	if (!err) {
+		/* the raw copy of a sparse image lives as long as the filesystem */
 		img.fs = NULL;
+		e2v_cli_disk = img.disk;
+		img.disk = NULL;
+	}
 	e2v_image_close(&img);
+	return err;
+}
+
+errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
+{
+	errcode_t err = 0;
+
+	if (*fs)
+		err = ext2fs_close_free(fs);
+	if (err)
+		e2v_error(err, "while closing '%s'", image);
+	if (e2v_cli_disk) {
+		e2v_disk_free(e2v_cli_disk);
+		free(e2v_cli_disk);
+		e2v_cli_disk = NULL;
+	}
 	return err;
 }
 

@@ -6,7 +6,7 @@
 # directory holding a copy of images/, with e2verity on the PATH; its standard output must be
 # the block's other lines.  Blocks without "$ " lines are not commands to run.
 . "$top_srcdir/tests/lib.sh"
-require_cmd bash mke2fs e2fsck debugfs fsverity openssl cmp
+require_cmd bash mke2fs e2fsck debugfs fsverity openssl cmp sfdisk img2simg simg2img
 t_tmpdir
 
 mkdir "$T_TMP/bin" "$T_TMP/work"
