@@ -335,7 +335,9 @@ static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ah
 	err = e2verity_params_validate(&j->params);
 	if (err)
 		return err;
-	memcpy(j->salt, j->params.salt, j->params.salt_size);
+	/* no salt is a NULL pointer: memcpy() may not be given one, even for 0 bytes */
+	if (j->params.salt_size)
+		memcpy(j->salt, j->params.salt, j->params.salt_size);
 	j->params.salt = j->salt;
 	/* inline data, holes only or not a regular file: nothing to gain or not ours */
 	err = e2v_ext4_file_open(fs, j->ino, &f);
