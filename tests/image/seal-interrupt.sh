@@ -178,13 +178,13 @@ expect_fail "undo path that cannot be created" 1 "while creating the undo file '
 	"$E2VERITY" seal -a -z "$T_TMP/no/such/dir/u.e2undo" u.img
 check "undo path refused: image unchanged" cmp -s u.img u.orig
 mkdir undo
-"$E2VERITY" seal -a -z undo u.img >/dev/null 2>u.err || fail "seal -z DIR: $(cat u.err)"
+with_undo "$E2VERITY" seal -a -z undo u.img >/dev/null 2>u.err || fail "seal -z DIR: $(cat u.err)"
 check "-z DIR names the undo file in it" grep -q "e2undo undo/e2verity-u.img.e2undo u.img" u.err
 check "-z DIR: e2undo restores the image" sh -c \
 	"e2undo undo/e2verity-u.img.e2undo u.img >/dev/null 2>&1 && cmp -s u.img u.orig"
 "$E2VERITY" seal -q -a u.img || fail "seal for unseal -z"
 cp u.img u.sealed
-"$E2VERITY" unseal -z u.undo u.img /f1 /f2 2>/dev/null || fail "unseal -z"
+with_undo "$E2VERITY" unseal -z u.undo u.img /f1 /f2 2>/dev/null || fail "unseal -z"
 check "unseal -z: e2undo restores the image" sh -c \
 	"e2undo u.undo u.img >/dev/null 2>&1 && cmp -s u.img u.sealed"
 
