@@ -15,6 +15,7 @@ struct e2v_ahead_job {
 	/* set by the queue */
 	ext2_ino_t ino;
 	int fd;
+	uint64_t base; /* the filesystem's byte offset in the file behind @fd */
 	unsigned int fs_block_size;
 	int skip; /* not hashed ahead: the caller does it itself */
 	int held; /* handed to the caller, not yet given back */

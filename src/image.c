@@ -190,10 +190,9 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 		return err;
 	}
 	/*
-	 * A filesystem inside a file is read only through its io channel, which
-	 * knows the offset.  The device name in e2fsprogs' NAME?io_options form
-	 * names no file, so nothing can open it and pread() at the wrong place
-	 * (lib/ahead.c reads through the io channel when it cannot open it).
+	 * The device name says where the filesystem lies, in e2fsprogs'
+	 * NAME?io_options form: lib/ahead.c reads file data with pread() from
+	 * that file at that offset, and nothing reads a whole disk by mistake.
 	 */
 	if (opts) {
 		char *dev;
