@@ -6,13 +6,15 @@
 #include <string.h>
 
 #include "ahead.h"
+#include "inode_rules.h"
+#include "orphan.h"
+#include "past_eof.h"
+#include "punch.h"
 #include "seal_blocks.h"
+#include "seal_quota.h"
 
-/* fs/ext4/ext4.h EXT4_DAX_FL; e2fsprogs names it FS_DAX_FL */
-#define E2V_DAX_FL 0x02000000
 /* fs/verity/open.c: a tree whose block is not a page has at most 2^23 blocks */
 #define E2V_MAX_SUBPAGE_TREE_BLOCKS (1ULL << 23)
-/* files up to this size are hashed by the calling thread alone */
 
 errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts *opts)
 {
@@ -115,6 +117,7 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
 	struct e2verity_params p = opts->params;
+	const struct e2v_inode_rule *rule;
 	struct e2v_ext4_file f = { 0 };
 	unsigned int depth = 0;
 	blk64_t first_free;
@@ -128,20 +131,11 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
 	if (err)
 		return err;
-	if (!LINUX_S_ISREG(in->i_mode))
-		return E2VERITY_ET_NOT_REGULAR;
-	if (in->i_flags & EXT4_ENCRYPT_FL)
-		return E2VERITY_ET_ENCRYPTED;
-	if (in->i_flags & E2V_DAX_FL)
-		return E2VERITY_ET_DAX;
-	if (in->i_flags & EXT2_APPEND_FL)
-		return E2VERITY_ET_APPEND_ONLY;
+	rule = e2v_inode_verity_rule(fs, in, E2V_VERITY_ENABLE);
+	if (rule)
+		return rule->err;
 	plan->inline_data = !!(in->i_flags & EXT4_INLINE_DATA_FL);
-	if (!plan->inline_data && !(in->i_flags & EXT4_EXTENTS_FL))
-		return E2VERITY_ET_NO_EXTENTS;
 	plan->data_size = EXT2_I_SIZE(in);
-	if (plan->data_size > e2v_ext4_max_bytes(fs))
-		return E2VERITY_ET_SIZE_TOO_LARGE;
 	err = e2verity_geometry(&p, plan->data_size, &plan->geo);
 	if (err)
 		return err;

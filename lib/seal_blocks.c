@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "punch.h"
 #include "seal_blocks.h"
+#include "txn_io.h"
 
 /* Tree blocks are written in runs of up to this many bytes. */
 #define E2V_WRITE_RUN (256u * 1024)
