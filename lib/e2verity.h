@@ -518,17 +518,30 @@ enum e2verity_problem_code {
 	E2VERITY_PR_SIG_NO_SIGNER = 0x0505,
 };
 
+/* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */
+#define E2VERITY_FIELD_VALUE 0x001    /* value (%v, %h) */
+#define E2VERITY_FIELD_EXPECTED 0x002 /* expected (%x) */
+#define E2VERITY_FIELD_OFFSET 0x004   /* offset (%o) */
+#define E2VERITY_FIELD_BLOCK 0x008    /* block (%b) */
+#define E2VERITY_FIELD_COUNT 0x010    /* count (%n) */
+#define E2VERITY_FIELD_LEVEL 0x020    /* level (%l) */
+#define E2VERITY_FIELD_STORED 0x040   /* stored (%S) */
+#define E2VERITY_FIELD_COMPUTED 0x080 /* computed (%C) */
+#define E2VERITY_FIELD_ERR 0x100      /* err (%e) */
+
 /*
  * One row of the problem table.  The message template is expanded by
  * e2verity_finding_format(): %v value, %x expected value, %h value in hex,
  * %o byte offset, %b block index, %l tree level, %n count, %S stored hash,
  * %C computed hash, %e the error message of the finding's error code, %% a %.
+ * The library owns the rows: members are only ever added at the end.
  */
 struct e2verity_problem {
 	unsigned int code;
 	const char *id; /* e.g. "DESC_BAD_VERSION" */
 	enum e2verity_severity severity;
 	const char *message;
+	unsigned int fields; /* E2VERITY_FIELD_*: what the template prints, for structured output */
 };
 
 /**
