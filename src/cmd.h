@@ -40,6 +40,8 @@ enum {
 	OPT_EMBED_CERT,
 	OPT_NO_EMBED_CERT,
 	OPT_PARTITION,
+	OPT_FILES_FROM, /* the selection options (select.h) */
+	OPT_EXCLUDE,
 	OPT_FIRST_PRIVATE, /* commands number their own options from here */
 };
 

@@ -42,6 +42,10 @@ struct e2v_check_cli {
 	size_t nr_files, cap_files;
 	size_t pending_findings; /* findings of the file being checked */
 	const char *next_path;	 /* the path of the file being checked, when given */
+	char **paths;		 /* the PATHs given, or none: the whole image */
+	int npaths;
+	unsigned int missing; /* PATHs not found (each reported) */
+	char errbuf[512];     /* what stopped the run, for --json */
 };
 
 static int e2v_grow(void **v, size_t *cap, size_t n, size_t size)
@@ -322,7 +326,8 @@ static int e2v_parse_fd(const char *arg, int *fd)
 	return 0;
 }
 
-int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
+static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[],
+			   struct e2v_check_cli *c)
 {
 	static const struct option longopts[] = {
 		{ "cert", required_argument, NULL, OPT_CERT },
@@ -335,34 +340,27 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct e2v_check_cli c = { 0 };
-	struct e2verity_check_stats st = { 0 };
-	const char *doing = "opening", *what;
-	char errbuf[512];
-	ext2_filsys fs = NULL;
 	struct e2v_getopt g;
-	unsigned int missing = 0;
 	int opt, status, bar = 0, progress_fd = -1;
-	errcode_t err;
 
-	c.opts.threads = e2v_default_threads();
+	c->opts.threads = e2v_default_threads();
 	e2v_getopt_init(&g, cmd, argc, argv, "j:C:pv", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
-			c.opts.certfile = optarg;
+			c->opts.certfile = optarg;
 			break;
 		case OPT_CA:
-			c.opts.cafile = optarg;
+			c->opts.cafile = optarg;
 			break;
 		case OPT_REQUIRE_SIGNATURES:
-			c.opts.require_signatures = 1;
+			c->opts.require_signatures = 1;
 			break;
 		case OPT_JSON:
-			c.json = 1;
+			c->json = 1;
 			break;
 		case 'j':
-			if (e2v_parse_threads(optarg, &c.opts.threads))
+			if (e2v_parse_threads(optarg, &c->opts.threads))
 				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
 						       optarg, E2V_THREADS_MAX);
 			break;
@@ -381,7 +379,7 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 			/* e2fsck's -p (preen): check never repairs, so there is nothing to ask */
 			break;
 		case 'v':
-			c.verbose = 1;
+			c->verbose = 1;
 			break;
 		default:
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
@@ -389,72 +387,99 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 	if (optind >= argc)
 		return e2v_usage_error(cmd, "no IMAGE given");
-	c.image = argv[optind++];
-	status = e2v_image_paths(cmd, argv + optind, argc - optind);
+	c->image = argv[optind++];
+	c->paths = argv + optind;
+	c->npaths = argc - optind;
+	status = e2v_image_paths(cmd, c->paths, c->npaths);
 	if (status)
 		return status;
 	if (progress_fd >= 0 && fcntl(progress_fd, F_GETFD) < 0)
 		return e2v_usage_error(cmd, "-C %d: no such open file descriptor", progress_fd);
-	e2v_progress_init(&c.progress, bar, progress_fd, c.image);
-	c.opts.finding = e2v_on_finding;
-	c.opts.file_done = e2v_on_file;
-	c.opts.ctx = &c;
-	if (e2v_progress_active(&c.progress))
-		c.opts.progress = e2v_on_progress;
+	e2v_progress_init(&c->progress, bar, progress_fd, c->image);
+	c->opts.finding = e2v_on_finding;
+	c->opts.file_done = e2v_on_file;
+	c->opts.ctx = c;
+	if (e2v_progress_active(&c->progress))
+		c->opts.progress = e2v_on_progress;
+	return 0;
+}
 
-	what = c.image;
-	e2v_catch_signals();
-	err = e2v_cli_open_image(c.image, 0, &fs);
-	if (err) {
-		/* reported by the opening: not twice */
-		snprintf(errbuf, sizeof(errbuf), "%s while opening '%s'", error_message(err),
-			 c.image);
-		status = FSCK_ERROR;
-		goto print;
-	}
-	/* one set of hashing threads for all the files */
-	if (c.opts.threads > 1) {
-		doing = "starting hashing threads for";
-		err = e2verity_workers_new(c.opts.threads, &c.opts.workers);
-	}
-	if (!err)
-		err = e2v_run_check(&c, fs, argv + optind, argc - optind, &st, &missing, &doing,
-				    &what);
-	e2v_progress_clear(&c.progress);
-	status = st.failed ? FSCK_UNCORRECTED : FSCK_OK;
-	if (missing) {
-		snprintf(errbuf, sizeof(errbuf), "%u of the given paths not found in '%s'", missing,
-			 c.image);
+/* The fsck status of a run that ended with @err (while @doing @what); c->errbuf says why. */
+static int e2v_check_status(struct e2v_check_cli *c, const struct e2verity_check_stats *st,
+			    errcode_t err, const char *doing, const char *what)
+{
+	int status = st->failed ? FSCK_UNCORRECTED : FSCK_OK;
+
+	if (c->missing) {
+		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not found in '%s'",
+			 c->missing, c->image);
 		status |= FSCK_ERROR;
 	}
 	if (err == E2VERITY_ET_CANCELLED) {
 		fprintf(stderr, "%s: %s: check of '%s' cancelled\n", e2v_prog,
-			strsignal(e2v_cancel), c.image);
-		snprintf(errbuf, sizeof(errbuf), "cancelled by %s", strsignal(e2v_cancel));
+			strsignal(e2v_cancel), c->image);
+		snprintf(c->errbuf, sizeof(c->errbuf), "cancelled by %s", strsignal(e2v_cancel));
 		status |= FSCK_CANCELED;
 	} else if (err) {
 		e2v_error(err, "while %s '%s'", doing, what);
-		snprintf(errbuf, sizeof(errbuf), "%s while %s '%s'", error_message(err), doing,
-			 what);
+		snprintf(c->errbuf, sizeof(c->errbuf), "%s while %s '%s'", error_message(err),
+			 doing, what);
 		status |= FSCK_ERROR;
 	}
-	if (fs) {
-		/* name what was checked, even after a failure, so that it can be reported */
-		err = e2v_name_files(&c, fs);
-		if (err && !(status & FSCK_ERROR)) {
-			e2v_error(err, "while naming the files of '%s'", c.image);
-			snprintf(errbuf, sizeof(errbuf), "%s while naming the files of '%s'",
-				 error_message(err), c.image);
-			status |= FSCK_ERROR;
-		}
+	return status;
+}
+
+/* Opens the image, checks it, names what was checked; returns the fsck status. */
+static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats *st)
+{
+	const char *doing = "opening", *what = c->image;
+	ext2_filsys fs = NULL;
+	int status;
+	errcode_t err;
+
+	err = e2v_cli_open_image(c->image, 0, &fs);
+	if (err) {
+		/* reported by the opening: not twice */
+		snprintf(c->errbuf, sizeof(c->errbuf), "%s while opening '%s'", error_message(err),
+			 c->image);
+		return FSCK_ERROR;
 	}
-	e2verity_workers_free(c.opts.workers);
-	if (fs)
-		e2v_cli_close_image(c.image, &fs, 0);
-print:
+	/* one set of hashing threads for all the files */
+	if (c->opts.threads > 1) {
+		doing = "starting hashing threads for";
+		err = e2verity_workers_new(c->opts.threads, &c->opts.workers);
+	}
+	if (!err)
+		err = e2v_run_check(c, fs, c->paths, c->npaths, st, &c->missing, &doing, &what);
+	e2v_progress_clear(&c->progress);
+	status = e2v_check_status(c, st, err, doing, what);
+	/* name what was checked, even after a failure, so that it can be reported */
+	err = e2v_name_files(c, fs);
+	if (err && !(status & FSCK_ERROR)) {
+		e2v_error(err, "while naming the files of '%s'", c->image);
+		snprintf(c->errbuf, sizeof(c->errbuf), "%s while naming the files of '%s'",
+			 error_message(err), c->image);
+		status |= FSCK_ERROR;
+	}
+	e2verity_workers_free(c->opts.workers);
+	e2v_cli_close_image(c->image, &fs, 0);
+	return status;
+}
+
+int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
+{
+	struct e2v_check_cli c = { 0 };
+	struct e2verity_check_stats st = { 0 };
+	int status;
+
+	status = e2v_check_parse(cmd, argc, argv, &c);
+	if (status)
+		return status;
+	e2v_catch_signals();
+	status = e2v_check_image(&c, &st);
 	if (c.json)
-		e2v_print_json(&c, &st, status & FSCK_ERROR ? errbuf : NULL, status);
-	else if (!(status & FSCK_ERROR) || c.nr_files || missing)
+		e2v_print_json(&c, &st, status & FSCK_ERROR ? c.errbuf : NULL, status);
+	else if (!(status & FSCK_ERROR) || c.nr_files || c.missing)
 		e2v_print_text(&c, &st);
 	if (e2v_flush_stdout())
 		status |= FSCK_ERROR;

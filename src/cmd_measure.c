@@ -35,7 +35,15 @@ out:
 	return err;
 }
 
-int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
+struct e2v_measure_cli {
+	const char *image;
+	char **paths;
+	int npaths, all;
+	enum e2v_manifest_format format;
+};
+
+static int e2v_measure_parse(const struct e2v_command *cmd, int argc, char *argv[],
+			     struct e2v_measure_cli *c)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
@@ -44,25 +52,20 @@ int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	enum e2v_manifest_format format = E2V_MANIFEST_TEXT;
-	struct e2v_manifest mf = { 0 };
-	const char *image;
-	ext2_filsys fs = NULL;
 	struct e2v_getopt g;
-	int all = 0, opt, status = E2V_EXIT_OK;
-	errcode_t err;
+	int opt;
 
 	e2v_getopt_init(&g, cmd, argc, argv, "a", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case 'a':
-			all = 1;
+			c->all = 1;
 			break;
 		case OPT_JSON:
-			format = E2V_MANIFEST_JSON;
+			c->format = E2V_MANIFEST_JSON;
 			break;
 		case OPT_COMPACT:
-			format = E2V_MANIFEST_COMPACT;
+			c->format = E2V_MANIFEST_COMPACT;
 			break;
 		default:
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
@@ -70,44 +73,70 @@ int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
 	}
 	if (optind >= argc)
 		return e2v_usage_error(cmd, "no IMAGE given");
-	image = argv[optind++];
-	if (all == (optind < argc))
-		return e2v_usage_error(cmd, all ? "--all and PATHs exclude each other"
-						: "no PATH given (or --all)");
-	status = e2v_image_paths(cmd, argv + optind, argc - optind);
-	if (status)
-		return status;
-	if (e2v_cli_open_image(image, 0, &fs))
-		return E2V_EXIT_FAILURE;
-	if (all) {
-		err = e2v_all_sealed(fs, image, &mf);
-		if (err) {
-			e2v_error(err, "while listing the sealed files of '%s'", image);
-			status = E2V_EXIT_FAILURE;
-			goto out;
-		}
+	c->image = argv[optind++];
+	c->paths = argv + optind;
+	c->npaths = argc - optind;
+	if (c->all == (c->npaths > 0))
+		return e2v_usage_error(cmd, c->all ? "--all and PATHs exclude each other"
+						   : "no PATH given (or --all)");
+	return e2v_image_paths(cmd, c->paths, c->npaths);
+}
+
+/*
+ * The files to measure, with --all or by name.  A name that cannot be looked
+ * up is reported and the others are measured all the same (@status turns to
+ * failure); an error that stops the run is returned, reported.
+ */
+static errcode_t e2v_measure_select(const struct e2v_measure_cli *c, ext2_filsys fs,
+				    struct e2v_manifest *mf, int *status)
+{
+	errcode_t err;
+
+	if (c->all) {
+		err = e2v_all_sealed(fs, c->image, mf);
+		if (err)
+			e2v_error(err, "while listing the sealed files of '%s'", c->image);
+		return err;
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = 0; i < c->npaths; i++) {
 		ext2_ino_t ino;
 
-		if (e2v_cli_lookup(fs, image, argv[i], &ino)) {
-			status = E2V_EXIT_FAILURE;
+		if (e2v_cli_lookup(fs, c->image, c->paths[i], &ino)) {
+			*status = E2V_EXIT_FAILURE;
 			continue;
 		}
-		err = e2v_manifest_add(&mf, argv[i], ino);
+		err = e2v_manifest_add(mf, c->paths[i], ino);
 		if (err) {
-			e2v_error(err, "while measuring '%s'", argv[i]);
-			status = E2V_EXIT_FAILURE;
-			goto out;
+			e2v_error(err, "while measuring '%s'", c->paths[i]);
+			return err;
 		}
+	}
+	return 0;
+}
+
+int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
+{
+	struct e2v_measure_cli c = { .format = E2V_MANIFEST_TEXT };
+	struct e2v_manifest mf = { 0 };
+	ext2_filsys fs = NULL;
+	int status;
+
+	status = e2v_measure_parse(cmd, argc, argv, &c);
+	if (status)
+		return status;
+	if (e2v_cli_open_image(c.image, 0, &fs))
+		return E2V_EXIT_FAILURE;
+	if (e2v_measure_select(&c, fs, &mf, &status)) {
+		status = E2V_EXIT_FAILURE;
+		goto out;
 	}
 	if (e2v_manifest_measure(fs, &mf))
 		status = E2V_EXIT_FAILURE;
-	e2v_manifest_write(stdout, format, 0, image, &mf);
+	e2v_manifest_write(stdout, c.format, 0, c.image, &mf);
 	if (e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
 out:
 	e2v_manifest_free(&mf);
-	e2v_cli_close_image(image, &fs, 0);
+	e2v_cli_close_image(c.image, &fs, 0);
 	return status;
 }

@@ -9,42 +9,21 @@
 #include "select.h"
 
 enum {
-	OPT_FILES_FROM = OPT_FIRST_PRIVATE,
-	OPT_EXCLUDE,
-	OPT_FORCE,
+	OPT_FORCE = OPT_FIRST_PRIVATE,
 };
 
 struct e2v_unseal_cli {
 	const char *image;
-	char **paths;
-	int npaths;
-	const char **files_from;
-	size_t nfiles_from;
-	const char **excludes;
-	size_t nexcludes;
+	struct e2v_select_args sel;
 	const char *undo_file;
-	int recursive, all, dry_run, quiet, verbose, null, force;
+	int dry_run, quiet, verbose, force;
 };
-
-static int e2v_push(const char ***v, size_t *n, const char *s)
-{
-	const char **p = realloc(*v, (*n + 1) * sizeof(**v));
-
-	if (!p)
-		return -1;
-	p[(*n)++] = s;
-	*v = p;
-	return 0;
-}
 
 static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[],
 			    struct e2v_unseal_cli *c)
 {
 	static const struct option longopts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "files-from", required_argument, NULL, OPT_FILES_FROM },
-		{ "null", no_argument, NULL, '0' },
-		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		E2V_SELECT_LONG_OPTIONS,
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -52,31 +31,19 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const int repeatable[] = { OPT_FILES_FROM, OPT_EXCLUDE, 0 };
+	static const int repeatable[] = { E2V_SELECT_REPEATABLE, 0 };
 	struct e2v_getopt g;
-	int opt;
+	int opt, r;
 
 	e2v_getopt_init(&g, cmd, argc, argv, "ranqv0z:", longopts);
 	g.repeatable = repeatable;
 	while ((opt = e2v_getopt(&g)) != -1) {
+		r = e2v_parse_select_option(opt, optarg, &c->sel);
+		if (r < 0)
+			return e2v_usage_error(cmd, "out of memory");
+		if (r > 0)
+			continue;
 		switch (opt) {
-		case 'r':
-			c->recursive = 1;
-			break;
-		case 'a':
-			c->all = 1;
-			break;
-		case OPT_FILES_FROM:
-			if (e2v_push(&c->files_from, &c->nfiles_from, optarg))
-				return e2v_usage_error(cmd, "out of memory");
-			break;
-		case OPT_EXCLUDE:
-			if (e2v_push(&c->excludes, &c->nexcludes, optarg))
-				return e2v_usage_error(cmd, "out of memory");
-			break;
-		case '0':
-			c->null = 1;
-			break;
 		case 'n':
 			c->dry_run = 1;
 			break;
@@ -96,43 +63,11 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
-	if (optind >= argc)
-		return e2v_usage_error(cmd, "no IMAGE given");
-	c->image = argv[optind++];
-	c->paths = argv + optind;
-	c->npaths = argc - optind;
-	if (!c->npaths && !c->all && !c->nfiles_from)
-		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
+	r = e2v_select_args_finish(cmd, argc, argv, &c->image, &c->sel);
+	if (r)
+		return r;
 	if (c->dry_run && c->undo_file)
 		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
-	return e2v_image_paths(cmd, c->paths, c->npaths);
-}
-
-static int e2v_unseal_select(struct e2v_unseal_cli *c, ext2_filsys fs, struct e2v_selection *sel)
-{
-	errcode_t err;
-
-	err = e2v_select_init(sel, fs, c->image);
-	if (err) {
-		e2v_error(err, "while reading '%s'", c->image);
-		return E2V_EXIT_FAILURE;
-	}
-	sel->excludes = c->excludes;
-	sel->nexcludes = c->nexcludes;
-	sel->recursive = c->recursive;
-	sel->verbose = c->verbose;
-	sel->verb = "unseals";
-	for (int i = 0; !err && i < c->npaths; i++)
-		err = e2v_select_path(sel, c->paths[i]);
-	for (size_t i = 0; !err && i < c->nfiles_from; i++)
-		err = e2v_select_files_from(sel, c->files_from[i], c->null);
-	if (!err && c->all)
-		err = e2v_select_all(sel);
-	if (err) {
-		if (err == ENOMEM)
-			e2v_error(err, "while selecting files in '%s'", c->image);
-		return E2V_EXIT_FAILURE;
-	}
 	return E2V_EXIT_OK;
 }
 
@@ -189,15 +124,16 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	e2v_catch_signals();
 	status = E2V_EXIT_FAILURE;
-	err = e2v_image_open(&img, c.image,
-			     (c.dry_run ? E2V_IMAGE_PREFLIGHT | E2V_IMAGE_SHARED : E2V_IMAGE_WRITE) |
-				     (c.force ? E2V_IMAGE_FORCE : 0) | (c.quiet ? E2V_IMAGE_QUIET : 0),
-			     c.undo_file);
+	err = e2v_image_open(
+		&img, c.image,
+		(c.dry_run ? E2V_IMAGE_PREFLIGHT | E2V_IMAGE_SHARED : E2V_IMAGE_WRITE) |
+			(c.force ? E2V_IMAGE_FORCE : 0) | (c.quiet ? E2V_IMAGE_QUIET : 0),
+		c.undo_file);
 	if (err) {
 		e2v_image_report(&img, err);
 		goto out;
 	}
-	status = e2v_unseal_select(&c, img.fs, &sel);
+	status = e2v_select_run(&sel, img.fs, c.image, "unseals", &c.sel, c.verbose);
 	if (status != E2V_EXIT_OK)
 		goto out;
 	todo = calloc(sel.n ? sel.n : 1, 1);
@@ -250,7 +186,6 @@ out:
 	if (sel.seen)
 		e2v_select_free(&sel);
 	free(todo);
-	free(c.files_from);
-	free(c.excludes);
+	e2v_select_args_free(&c.sel);
 	return status;
 }

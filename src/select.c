@@ -305,3 +305,85 @@ errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int n
 		fclose(f);
 	return err;
 }
+
+static int e2v_push(const char ***v, size_t *n, const char *s)
+{
+	const char **p = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!p)
+		return -1;
+	p[(*n)++] = s;
+	*v = p;
+	return 0;
+}
+
+int e2v_parse_select_option(int opt, const char *arg, struct e2v_select_args *a)
+{
+	switch (opt) {
+	case 'r':
+		a->recursive = 1;
+		return 1;
+	case 'a':
+		a->all = 1;
+		return 1;
+	case '0':
+		a->null = 1;
+		return 1;
+	case OPT_FILES_FROM:
+		return e2v_push(&a->files_from, &a->nfiles_from, arg) ? -1 : 1;
+	case OPT_EXCLUDE:
+		return e2v_push(&a->excludes, &a->nexcludes, arg) ? -1 : 1;
+	}
+	return 0;
+}
+
+int e2v_select_args_finish(const struct e2v_command *cmd, int argc, char *argv[],
+			   const char **image, struct e2v_select_args *a)
+{
+	if (optind >= argc)
+		return e2v_usage_error(cmd, "no IMAGE given");
+	*image = argv[optind++];
+	a->paths = argv + optind;
+	a->npaths = argc - optind;
+	if (!a->npaths && !a->all && !a->nfiles_from)
+		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
+	return e2v_image_paths(cmd, a->paths, a->npaths);
+}
+
+void e2v_select_args_free(struct e2v_select_args *a)
+{
+	free(a->files_from);
+	free(a->excludes);
+	a->files_from = a->excludes = NULL;
+	a->nfiles_from = a->nexcludes = 0;
+}
+
+int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image, const char *verb,
+		   const struct e2v_select_args *a, int verbose)
+{
+	errcode_t err;
+
+	err = e2v_select_init(sel, fs, image);
+	if (err) {
+		e2v_error(err, "while reading '%s'", image);
+		return E2V_EXIT_FAILURE;
+	}
+	sel->excludes = a->excludes;
+	sel->nexcludes = a->nexcludes;
+	sel->recursive = a->recursive;
+	sel->verbose = verbose;
+	sel->verb = verb;
+	for (int i = 0; !err && i < a->npaths; i++)
+		err = e2v_select_path(sel, a->paths[i]);
+	for (size_t i = 0; !err && i < a->nfiles_from; i++)
+		err = e2v_select_files_from(sel, a->files_from[i], a->null);
+	if (!err && a->all)
+		err = e2v_select_all(sel);
+	if (err) {
+		/* a file list that cannot be read was reported where it failed */
+		if (err == ENOMEM)
+			e2v_error(err, "while selecting files in '%s'", image);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
+}

@@ -20,9 +20,9 @@ struct e2v_selection {
 	ext2fs_inode_bitmap seen; /* each inode once, even with several names */
 	const char **excludes;	  /* globs */
 	size_t nexcludes;
-	int recursive; /* -r: a directory stands for the regular files under it */
-	int all_names;		   /* every name of a hard-linked file, not the first only */
-	ext2fs_inode_bitmap only;  /* when set: only these inodes are selected */
+	int recursive;		  /* -r: a directory stands for the regular files under it */
+	int all_names;		  /* every name of a hard-linked file, not the first only */
+	ext2fs_inode_bitmap only; /* when set: only these inodes are selected */
 	int verbose;
 	unsigned int errors; /* paths that could not be selected (each reported) */
 };
@@ -47,5 +47,47 @@ errcode_t e2v_select_all(struct e2v_selection *s);
  * NUL-terminated when @nul (-0).  A NUL byte in a line list is an error.
  */
 errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int nul);
+
+/* what a command line asks for: PATHs, -r, -a, --files-from (-0), --exclude */
+struct e2v_select_args {
+	char **paths;
+	int npaths;
+	const char **files_from;
+	size_t nfiles_from;
+	const char **excludes;
+	size_t nexcludes;
+	int recursive, all, null;
+};
+
+/* clang-format off */
+#define E2V_SELECT_LONG_OPTIONS                                                                    \
+	{ "all", no_argument, NULL, 'a' },                                                         \
+	{ "files-from", required_argument, NULL, OPT_FILES_FROM },                                 \
+	{ "null", no_argument, NULL, '0' },                                                        \
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE }
+/* clang-format on */
+
+/* the selection options that may be given more than once */
+#define E2V_SELECT_REPEATABLE OPT_FILES_FROM, OPT_EXCLUDE
+
+/* 1 if @opt was a selection option (-r, -a, -0 or above), 0 if not, -1 when out of memory */
+int e2v_parse_select_option(int opt, const char *arg, struct e2v_select_args *a);
+/*
+ * After the options: IMAGE, then the PATHs (normalised).  Returns 0, or the
+ * usage status after saying what is missing.
+ */
+int e2v_select_args_finish(const struct e2v_command *cmd, int argc, char *argv[],
+			   const char **image, struct e2v_select_args *a);
+void e2v_select_args_free(struct e2v_select_args *a);
+
+/*
+ * Resolves what @a asks for in @fs.  Paths that cannot be selected are
+ * reported and counted in sel->errors, so that the command still judges the
+ * others and names every offending file in one run.  @verb says what -r does
+ * ("seals").  Returns E2V_EXIT_OK unless the selection cannot go on
+ * (reported); sel is to be freed with e2v_select_free() either way.
+ */
+int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image, const char *verb,
+		   const struct e2v_select_args *a, int verbose);
 
 #endif /* E2VERITY_SELECT_H */

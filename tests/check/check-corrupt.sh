@@ -32,7 +32,7 @@ expect_finding()
 	fi
 }
 
-# Geometry of the files (FORMAT.md §2.3, §3.1), B = 4096:
+# Geometry of the files (doc/format.md sections 2 and 3), B = 4096:
 # /a: 600000 B, SHA-256, M 4096: 147 data blocks; levels 2 (top) + 1; tree at 655360:
 #     stored block 0 = top, 1-2 = level 0; descriptor at 667648, size word at 671740.
 # /big3: 1048577 B, SHA-512, M 1024, salted: 1025 data blocks, levels 65, 5, 1; tree at 1114112:

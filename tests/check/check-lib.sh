@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # check-lib.sh - sealed files made by an independent oracle (fsverity-utils + debugfs), and byte flips
 #
-# Source after tests/lib.sh.  A sealed file is assembled as FORMAT.md §7 did: the Merkle tree and
+# Source after tests/lib.sh.  A sealed file is assembled without e2verity: the Merkle tree and
 # descriptor of `fsverity digest --out-merkle-tree --out-descriptor`, laid out past the data as ext4
-# does (tree at round_up(size, 64K), descriptor at the next fs block, le32 size in the last 4 bytes
-# of the last block), written with `debugfs write`, then i_size and the verity flag set with `sif`.
+# does (doc/format.md section 3: tree at round_up(size, 64K), descriptor at the next fs block, le32
+# size in the last 4 bytes of the last block), written with `debugfs write`, then i_size and the
+# verity flag set with `sif`.
 
 require_cmd fsverity debugfs mke2fs e2fsck dumpe2fs od dd truncate cmp
 

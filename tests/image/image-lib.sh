@@ -84,7 +84,7 @@ round_up()
 #  - the bytes after EOF in the last data block are zero on disk
 #  - no block between EOF and round_up(size, 64K); everything from there to the
 #    last allocated block equals fsverity-utils' tree, zero padding, its
-#    descriptor and the le32 size word, as FORMAT.md section 3.1 places them
+#    descriptor and the le32 size word, as doc/format.md section 3 places them
 #  - the last extent ends right after the size word and is initialized
 # With CS_SIG=FILE, the descriptor carries that signature: sig_size set, the bytes after it.
 # Prints the expected digest line on success (from `fsverity digest`).

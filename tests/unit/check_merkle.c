@@ -166,7 +166,7 @@ START_TEST(test_vectors_shared_workers)
 }
 END_TEST
 
-/* FORMAT.md §2.3: 70,000,000 bytes -> levels 134, 2, 1; 137 blocks, root first */
+/* doc/format.md section 2: 70,000,000 bytes -> levels 134, 2, 1; 137 blocks, root first */
 START_TEST(test_geometry_three_levels)
 {
 	struct e2verity_params p = { 0 };

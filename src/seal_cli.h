@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* seal_cli.h - what the parts of `e2verity seal` share: its options and state, and each part's
+ * entry */
+#ifndef E2VERITY_SEAL_CLI_H
+#define E2VERITY_SEAL_CLI_H
+
+#include "manifest.h"
+#include "select.h"
+
+/* a signature made elsewhere, for one selected file */
+struct e2v_detached {
+	uint8_t *sig;
+	size_t size;
+	int verified; /* @digest is what the signature was verified against */
+	unsigned int alg;
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+};
+
+struct e2v_seal_cli {
+	struct e2v_tree_opts tree;
+	struct e2verity_seal_opts opts;
+	const char *image;
+	const char *undo_file;
+	struct e2v_signer_opts so;
+	/* detached signatures: a directory of PATH.sig files, or one file for one PATH */
+	const char *sigdir, *sigfile, *cafile;
+	struct e2v_detached *detached;
+	size_t ndetached;
+	const char *manifest; /* where each file's digest line goes, or NULL */
+	int for_builtin_sig;
+	enum e2v_manifest_format mformat;
+	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
+	struct e2verity_signer *signer;
+	struct e2v_select_args sel;
+	int dry_run, quiet, verbose, progress;
+	/* progress display */
+	struct e2v_progress bar;
+	size_t index, total; /* the file being sealed: its index in the selection */
+	const char *current;
+};
+
+/* seal_options.c: the command line, checked whole; E2V_EXIT_OK or the usage status */
+int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct e2v_seal_cli *c);
+void e2v_seal_cli_free(struct e2v_seal_cli *c);
+
+/* cmd_seal.c: one set of hashing threads (-j) for a pass over the files; reported */
+int e2v_seal_workers_start(struct e2v_seal_cli *c);
+void e2v_seal_workers_stop(struct e2v_seal_cli *c);
+
+/* seal_sign.c: the signing key, or signatures made elsewhere */
+errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing);
+int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
+int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
+			const struct e2verity_seal_plan *plans);
+
+/* seal_write.c: the writing phase, in journal transactions; the pre-flight has passed */
+int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
+		   const struct e2verity_seal_plan *plans);
+
+/* seal_output.c: what a run prints, and the manifest */
+/* One committed file: its digest line, its manifest entry, a note for a skip or -v. */
+errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
+			  const struct e2verity_seal_result *res, unsigned int bs);
+void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
+			   const struct e2verity_seal_plan *plans);
+int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel);
+int e2v_seal_manifest_write(struct e2v_seal_cli *c);
+
+#endif /* E2VERITY_SEAL_CLI_H */

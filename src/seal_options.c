@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* seal_options.c - `e2verity seal`'s command line: options, and the combinations it refuses */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "seal_cli.h"
+
+enum {
+	OPT_IMMUTABLE = OPT_FIRST_PRIVATE,
+	OPT_FORCE,
+	OPT_MANIFEST,
+	OPT_JSON,
+	OPT_SIGNATURES_FROM,
+	OPT_SIGNATURE,
+	OPT_CA,
+};
+
+int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct e2v_seal_cli *c)
+{
+	static const struct option longopts[] = {
+		E2V_TREE_LONG_OPTIONS,
+		E2V_SELECT_LONG_OPTIONS,
+		{ "immutable", no_argument, NULL, OPT_IMMUTABLE },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		E2V_SIGNER_LONG_OPTIONS,
+		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		E2V_IMAGE_LONG_OPTIONS,
+		{ "compact", no_argument, NULL, OPT_COMPACT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
+		{ "signatures-from", required_argument, NULL, OPT_SIGNATURES_FROM },
+		{ "signature", required_argument, NULL, OPT_SIGNATURE },
+		{ "ca", required_argument, NULL, OPT_CA },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const int repeatable[] = { E2V_SELECT_REPEATABLE, 0 };
+	struct e2v_getopt g;
+	int opt, r;
+
+	c->tree.params.threads = e2v_default_threads();
+	c->so.embed = -1;
+	e2v_getopt_init(&g, cmd, argc, argv, "raz:j:pqvn0", longopts);
+	g.repeatable = repeatable;
+	while ((opt = e2v_getopt(&g)) != -1) {
+		r = e2v_parse_tree_option(opt, optarg, &c->tree);
+		if (r < 0)
+			return e2v_usage_error(cmd, NULL);
+		if (r > 0) {
+			if (opt == OPT_OUT_MERKLE_TREE || opt == OPT_OUT_DESCRIPTOR)
+				return e2v_usage_error(cmd, "--out-merkle-tree and "
+							    "--out-descriptor belong to digest");
+			continue;
+		}
+		if (e2v_parse_signer_option(opt, optarg, &c->so))
+			continue;
+		r = e2v_parse_select_option(opt, optarg, &c->sel);
+		if (r < 0)
+			return e2v_usage_error(cmd, "out of memory");
+		if (r > 0)
+			continue;
+		switch (opt) {
+		case OPT_IMMUTABLE:
+			c->opts.flags |= E2VERITY_SEAL_IMMUTABLE;
+			break;
+		case OPT_FORCE:
+			c->opts.flags |= E2VERITY_SEAL_FORCE;
+			break;
+		case 'n':
+			c->dry_run = 1;
+			break;
+		case 'z':
+			c->undo_file = optarg;
+			break;
+		case 'j':
+			if (e2v_parse_threads(optarg, &c->tree.params.threads))
+				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
+						       optarg, E2V_THREADS_MAX);
+			break;
+		case 'p':
+			c->progress = 1;
+			break;
+		case 'q':
+			c->quiet = 1;
+			break;
+		case 'v':
+			c->verbose = 1;
+			break;
+		case OPT_MANIFEST:
+			c->manifest = optarg;
+			break;
+		case OPT_COMPACT:
+			c->mformat = E2V_MANIFEST_COMPACT;
+			break;
+		case OPT_JSON:
+			c->mformat = E2V_MANIFEST_JSON;
+			break;
+		case OPT_FOR_BUILTIN_SIG:
+			c->for_builtin_sig = 1;
+			break;
+		case OPT_SIGNATURES_FROM:
+			c->sigdir = optarg;
+			break;
+		case OPT_SIGNATURE:
+			c->sigfile = optarg;
+			break;
+		case OPT_CA:
+			c->cafile = optarg;
+			break;
+		default:
+			return g.status ? g.status : e2v_usage_error(cmd, NULL);
+		}
+	}
+	r = e2v_select_args_finish(cmd, argc, argv, &c->image, &c->sel);
+	if (r)
+		return r;
+	if (c->dry_run && c->undo_file)
+		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
+	/* the manifest owns standard output then */
+	if (c->manifest && strcmp(c->manifest, "-") == 0)
+		c->quiet = 1;
+	if (c->for_builtin_sig && !c->manifest)
+		return e2v_usage_error(cmd, "--for-builtin-sig needs --manifest");
+	if (c->mformat != E2V_MANIFEST_TEXT && !c->manifest)
+		return e2v_usage_error(cmd, "--compact and --json need --manifest");
+	if ((c->so.key_pass || c->so.embed >= 0) && !c->so.keyfile)
+		return e2v_usage_error(cmd, "--key-pass and --[no-]embed-cert need --key");
+	if (c->sigdir && c->sigfile)
+		return e2v_usage_error(cmd, "--signatures-from or --signature, not both");
+	if ((c->sigdir || c->sigfile) && c->so.keyfile)
+		return e2v_usage_error(cmd, "--key signs here; --signatures-from and --signature "
+					    "bring signatures made elsewhere");
+	if (c->sigfile &&
+	    (c->sel.npaths != 1 || c->sel.recursive || c->sel.all || c->sel.nfiles_from))
+		return e2v_usage_error(cmd, "--signature is for exactly one PATH");
+	if (c->so.certfile && !c->so.keyfile && !c->sigdir && !c->sigfile)
+		return e2v_usage_error(cmd, "--cert needs --key, --signatures-from or --signature");
+	if (c->cafile && !c->sigdir && !c->sigfile)
+		return e2v_usage_error(cmd, "--ca needs --signatures-from or --signature");
+	if (e2verity_params_validate(&c->tree.params))
+		return e2v_usage_error(cmd, "invalid tree parameters");
+	c->opts.params = c->tree.params;
+	e2v_progress_init(&c->bar, c->progress && !c->quiet, -1, c->image);
+	return E2V_EXIT_OK;
+}
+
+void e2v_seal_cli_free(struct e2v_seal_cli *c)
+{
+	e2v_manifest_free(&c->mf);
+	for (size_t i = 0; i < c->ndetached; i++)
+		free(c->detached[i].sig);
+	free(c->detached);
+	c->detached = NULL;
+	c->ndetached = 0;
+	e2v_select_args_free(&c->sel);
+	e2verity_signer_free(c->signer);
+	c->signer = NULL;
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* seal_output.c - what `e2verity seal` prints: digest lines, notes, -v details, and the manifest */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seal_cli.h"
+
+static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
+			     const char *path)
+{
+	if (!c->quiet)
+		e2v_digest_line(stdout, alg, digest, path, 0);
+}
+
+/* Keeps one file's digest for the manifest, written only when all went well. */
+static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const char *path,
+				 const struct e2verity_descriptor *desc, const uint8_t *digest)
+{
+	struct e2v_manifest_entry *e;
+
+	if (!c->manifest)
+		return 0;
+	if (e2v_manifest_add(&c->mf, path, ino)) {
+		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
+		return -1;
+	}
+	e = &c->mf.v[c->mf.n - 1];
+	e->m.desc = *desc;
+	e->m.digest_size = e2verity_hash_alg_by_num(desc->hash_algorithm)->digest_size;
+	memcpy(e->m.digest, digest, e->m.digest_size);
+	return 0;
+}
+
+/*
+ * Every name of the files, sorted (a hard-linked file under each of its
+ * names), from the image as it now is.  The lock this process holds keeps
+ * anyone else out; a second lock of our own would only wait for ourselves.
+ */
+static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size_t *len)
+{
+	struct e2v_manifest all = { 0 };
+	struct e2v_image img;
+	FILE *f = NULL;
+	errcode_t err;
+
+	err = e2v_image_open(&img, c->image, E2V_IMAGE_SHARED | E2V_IMAGE_QUIET, NULL);
+	if (!err)
+		err = e2v_manifest_names(img.fs, c->image, &c->mf, &all);
+	if (err)
+		goto out;
+	f = open_memstream(buf, len);
+	if (!f) {
+		err = errno;
+		goto out;
+	}
+	e2v_manifest_write(f, c->mformat, c->for_builtin_sig, c->image, &all);
+	if (fclose(f))
+		err = errno ? errno : ENOMEM;
+out:
+	e2v_manifest_free(&all);
+	e2v_image_close(&img);
+	return err;
+}
+
+/* Writes the manifest ("-": standard output); it appears whole or not at all. */
+int e2v_seal_manifest_write(struct e2v_seal_cli *c)
+{
+	struct e2v_outfile out;
+	char *buf = NULL;
+	size_t len = 0;
+	errcode_t err;
+
+	if (!c->manifest)
+		return E2V_EXIT_OK;
+	err = e2v_seal_manifest_text(c, &buf, &len);
+	if (err) {
+		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		free(buf);
+		return E2V_EXIT_FAILURE;
+	}
+	if (strcmp(c->manifest, "-") == 0) {
+		if (fwrite(buf, 1, len, stdout) != len)
+			err = errno ? errno : EIO;
+		free(buf);
+		if (err) {
+			e2v_error(err, "while writing to standard output");
+			return E2V_EXIT_FAILURE;
+		}
+		return E2V_EXIT_OK;
+	}
+	err = e2v_outfile_open(&out, c->manifest);
+	if (!err)
+		err = e2v_write_all(out.fd, buf, len, 0);
+	if (!err)
+		err = e2v_outfile_commit(&out);
+	e2v_outfile_abort(&out);
+	free(buf);
+	if (err) {
+		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
+}
+
+/*
+ * -n --manifest: each file's digest, hashed from the image read-only, as
+ * sealing would compute it.  Detached signing starts from these lines.
+ */
+int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel)
+{
+	struct e2verity_result r;
+	int status = E2V_EXIT_OK;
+	errcode_t err;
+
+	if (e2v_seal_workers_start(c))
+		return E2V_EXIT_FAILURE;
+	for (size_t i = 0; i < sel->n && status == E2V_EXIT_OK; i++) {
+		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
+		if (err) {
+			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			status = E2V_EXIT_FAILURE;
+		} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &r.desc,
+						 r.digest)) {
+			status = E2V_EXIT_FAILURE;
+		}
+	}
+	e2v_seal_workers_stop(c);
+	return status;
+}
+
+static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result *r,
+			     unsigned int bs)
+{
+	fprintf(stderr,
+		"%s: %s: %s, %llu bytes, %u-byte tree blocks, metadata at blocks %llu-%llu, "
+		"%llu blocks allocated, %llu freed%s%s\n",
+		e2v_prog, path, r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
+		(unsigned long long)r->desc.data_size, 1u << r->desc.log_blocksize,
+		(unsigned long long)(r->layout.merkle_pos / bs),
+		(unsigned long long)(r->layout.end / bs - 1),
+		(unsigned long long)r->blocks_allocated, (unsigned long long)r->blocks_freed,
+		r->tail_zeroed ? ", stale bytes after EOF zeroed" : "",
+		r->inline_moved ? ", inline data moved to a block" : "");
+}
+
+static void e2v_seal_note_skip(const struct e2v_seal_cli *c, const char *path)
+{
+	if (!c->quiet)
+		fprintf(stderr, "%s: '%s' is already sealed with these parameters; skipped\n",
+			e2v_prog, path);
+}
+
+errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
+			  const struct e2verity_seal_result *res, unsigned int bs)
+{
+	e2v_print_digest(c, res->desc.hash_algorithm, res->digest, t->path);
+	if (e2v_seal_manifest_add(c, t->ino, t->path, &res->desc, res->digest))
+		return ENOMEM;
+	if (res->action == E2VERITY_SEAL_SKIP)
+		e2v_seal_note_skip(c, t->path);
+	else if (c->verbose)
+		e2v_seal_verbose(t->path, res, bs);
+	return 0;
+}
+
+/* Nothing to write: say so for the files that are sealed already. */
+void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
+			   const struct e2verity_seal_plan *plans)
+{
+	for (size_t i = 0; i < sel->n; i++) {
+		e2v_print_digest(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
+		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
+				      plans[i].digest);
+		e2v_seal_note_skip(c, sel->v[i].path);
+	}
+}

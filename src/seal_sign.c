@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* seal_sign.c - seal's signatures: a key here, or detached ones read and verified first */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "seal_cli.h"
+
+/*
+ * Loads the signing key before the image is touched.  The space check needs
+ * the signature's size before any digest is known: one signature of a dummy
+ * digest gives it (ECDSA's DER varies by a few bytes, hence the margin).
+ */
+errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
+{
+	uint8_t zero[E2VERITY_MAX_DIGEST_SIZE] = { 0 }, *sig = NULL;
+	size_t sig_size = 0;
+	errcode_t err;
+
+	*doing = NULL;
+	c->so.quiet = c->quiet;
+	err = e2v_load_signer(&c->so, &c->signer);
+	if (err)
+		return err;
+	*doing = "signing with";
+	err = e2verity_sign_digest(c->signer, c->opts.params.hash_alg, zero, &sig, &sig_size);
+	free(sig);
+	if (err)
+		return err;
+	c->opts.sign = e2v_sign_cb;
+	c->opts.sign_ctx = c->signer;
+	c->opts.sig_size_max = sig_size + 16;
+	return 0;
+}
+
+/*
+ * The seal's signer for detached signatures: the bytes read for the file being
+ * sealed.  The digest is the one the signature was verified against, or the
+ * image changed under us.
+ */
+static errcode_t e2v_detached_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
+				 size_t *sig_size)
+{
+	struct e2v_seal_cli *c = ctx;
+	const struct e2v_detached *d;
+
+	if (c->index >= c->ndetached)
+		return E2VERITY_ET_SIGN;
+	d = &c->detached[c->index];
+	if (d->verified && (d->alg != alg ||
+			    memcmp(d->digest, digest, e2verity_hash_alg_by_num(alg)->digest_size)))
+		return E2VERITY_ET_SIG_INVALID;
+	*sig = malloc(d->size);
+	if (!*sig)
+		return E2VERITY_ET_NO_MEMORY;
+	memcpy(*sig, d->sig, d->size);
+	*sig_size = d->size;
+	return 0;
+}
+
+/* Reads one signature file whole; a file larger than any signature is refused unread. */
+static errcode_t e2v_read_sig(const char *path, struct e2v_detached *d)
+{
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	ssize_t r;
+	errcode_t err = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	buf = malloc(E2VERITY_MAX_SIGNATURE_SIZE + 1);
+	if (!buf) {
+		close(fd);
+		return ENOMEM;
+	}
+	while (n <= E2VERITY_MAX_SIGNATURE_SIZE) {
+		r = read(fd, buf + n, E2VERITY_MAX_SIGNATURE_SIZE + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (!err && n > E2VERITY_MAX_SIGNATURE_SIZE)
+		err = E2VERITY_ET_SIG_TOO_LARGE;
+	if (!err)
+		err = e2verity_signature_parse(buf, n);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	d->sig = buf;
+	d->size = n;
+	return 0;
+}
+
+/* DIR/<path inside the image without its leading '/'>.sig, or the one --signature file */
+static char *e2v_sig_path(const struct e2v_seal_cli *c, const char *path)
+{
+	char *p;
+
+	if (c->sigfile)
+		return strdup(c->sigfile);
+	while (*path == '/')
+		path++;
+	if (asprintf(&p, "%s/%s.sig", c->sigdir, path) < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * Reads every file's signature before the pre-flight, whose space check
+ * needs the largest.  Every missing or malformed one is reported.
+ */
+int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
+{
+	unsigned int bad = 0;
+	size_t max = 0;
+	errcode_t err;
+
+	c->detached = calloc(sel->n ? sel->n : 1, sizeof(*c->detached));
+	if (!c->detached) {
+		e2v_error(ENOMEM, "while reading signatures");
+		return E2V_EXIT_FAILURE;
+	}
+	c->ndetached = sel->n;
+	for (size_t i = 0; i < sel->n; i++) {
+		char *path = e2v_sig_path(c, sel->v[i].path);
+
+		err = path ? e2v_read_sig(path, &c->detached[i]) : ENOMEM;
+		if (err) {
+			e2v_error(err, "while reading the signature '%s' of '%s'",
+				  path ? path : "?", sel->v[i].path);
+			bad++;
+		} else if (c->detached[i].size > max) {
+			max = c->detached[i].size;
+		}
+		free(path);
+	}
+	if (bad)
+		return E2V_EXIT_FAILURE;
+	c->opts.sign = e2v_detached_cb;
+	c->opts.sign_ctx = c;
+	c->opts.sig_size_max = max;
+	return E2V_EXIT_OK;
+}
+
+/*
+ * With --cert or --ca, each signature is verified against its file's digest,
+ * hashed from the read-only image now: one bad signature and nothing is
+ * written.  Every bad one is reported.
+ */
+int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
+			const struct e2verity_seal_plan *plans)
+{
+	struct e2verity_result r;
+	unsigned int bad = 0;
+	errcode_t err;
+
+	if (!c->so.certfile && !c->cafile)
+		return E2V_EXIT_OK;
+	if (e2v_seal_workers_start(c))
+		return E2V_EXIT_FAILURE;
+	for (size_t i = 0; i < sel->n; i++) {
+		struct e2v_detached *d = &c->detached[i];
+		char *path;
+
+		if (plans[i].action == E2VERITY_SEAL_SKIP)
+			continue;
+		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
+		if (err) {
+			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			bad++;
+			continue;
+		}
+		err = e2verity_verify_signature(r.desc.hash_algorithm, r.digest, d->sig, d->size,
+						c->so.certfile, c->cafile);
+		if (err) {
+			path = e2v_sig_path(c, sel->v[i].path);
+			e2v_error(err, "while verifying the signature '%s' of '%s'",
+				  path ? path : "?", sel->v[i].path);
+			free(path);
+			bad++;
+			/* a CA or certificate that cannot be read fails every file alike */
+			if (err == E2VERITY_ET_CA_LOAD || err == E2VERITY_ET_CERT_LOAD || err < 256)
+				break;
+			continue;
+		}
+		d->verified = 1;
+		d->alg = r.desc.hash_algorithm;
+		memcpy(d->digest, r.digest, sizeof(d->digest));
+	}
+	e2v_seal_workers_stop(c);
+	return bad ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+}
