@@ -43,6 +43,24 @@ extern "C" {
  */
 void e2verity_init(void);
 
+/*
+ * Receives what the library knows about a failure beyond its error code:
+ * @object is the file (or the step) that failed, @detail the reasons of the
+ * library below it (OpenSSL's error queue), or NULL.  @err is the code the
+ * failing call returns.  Called on the failing thread, before that return.
+ */
+typedef void (*e2verity_log_fn)(void *ctx, errcode_t err, const char *object, const char *detail);
+
+/**
+ * e2verity_set_log_callback() - where the library reports which file or step failed
+ * @fn: the callback, or NULL for none (the default)
+ * @ctx: passed to @fn
+ *
+ * One callback for the process, as cryptsetup's crypt_set_log_callback()
+ * with no device.  The library still never prints.
+ */
+void e2verity_set_log_callback(e2verity_log_fn fn, void *ctx);
+
 /* ---- hash -------------------------------------------------------------- */
 
 struct e2verity_hash_alg {
