@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "sha256_x2.h"
 
 /*
  * Why this file exists: a Merkle level is many blocks of one length that all
@@ -125,37 +125,21 @@ E2V_TARGET static inline __m128i e2v_load_words(const uint8_t *p)
 	return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), bswap);
 }
 
-/* the 48 rounds after the first 16, which read no input: both lanes */
-#define E2V_LAST48_2()                                                                             \
+/* the 48 rounds after the first 16, which read no input: @G is E2V_GROUP1 or E2V_GROUP2 */
+#define E2V_LAST48(G)                                                                              \
 	do {                                                                                       \
-		E2V_GROUP2(16, w0, w1, w2, w3);                                                    \
-		E2V_GROUP2(20, w1, w2, w3, w0);                                                    \
-		E2V_GROUP2(24, w2, w3, w0, w1);                                                    \
-		E2V_GROUP2(28, w3, w0, w1, w2);                                                    \
-		E2V_GROUP2(32, w0, w1, w2, w3);                                                    \
-		E2V_GROUP2(36, w1, w2, w3, w0);                                                    \
-		E2V_GROUP2(40, w2, w3, w0, w1);                                                    \
-		E2V_GROUP2(44, w3, w0, w1, w2);                                                    \
-		E2V_GROUP2(48, w0, w1, w2, w3);                                                    \
-		E2V_GROUP2(52, w1, w2, w3, w0);                                                    \
-		E2V_GROUP2(56, w2, w3, w0, w1);                                                    \
-		E2V_GROUP2(60, w3, w0, w1, w2);                                                    \
-	} while (0)
-
-#define E2V_LAST48_1()                                                                             \
-	do {                                                                                       \
-		E2V_GROUP1(16, w0, w1, w2, w3);                                                    \
-		E2V_GROUP1(20, w1, w2, w3, w0);                                                    \
-		E2V_GROUP1(24, w2, w3, w0, w1);                                                    \
-		E2V_GROUP1(28, w3, w0, w1, w2);                                                    \
-		E2V_GROUP1(32, w0, w1, w2, w3);                                                    \
-		E2V_GROUP1(36, w1, w2, w3, w0);                                                    \
-		E2V_GROUP1(40, w2, w3, w0, w1);                                                    \
-		E2V_GROUP1(44, w3, w0, w1, w2);                                                    \
-		E2V_GROUP1(48, w0, w1, w2, w3);                                                    \
-		E2V_GROUP1(52, w1, w2, w3, w0);                                                    \
-		E2V_GROUP1(56, w2, w3, w0, w1);                                                    \
-		E2V_GROUP1(60, w3, w0, w1, w2);                                                    \
+		G(16, w0, w1, w2, w3);                                                             \
+		G(20, w1, w2, w3, w0);                                                             \
+		G(24, w2, w3, w0, w1);                                                             \
+		G(28, w3, w0, w1, w2);                                                             \
+		G(32, w0, w1, w2, w3);                                                             \
+		G(36, w1, w2, w3, w0);                                                             \
+		G(40, w2, w3, w0, w1);                                                             \
+		G(44, w3, w0, w1, w2);                                                             \
+		G(48, w0, w1, w2, w3);                                                             \
+		G(52, w1, w2, w3, w0);                                                             \
+		G(56, w2, w3, w0, w1);                                                             \
+		G(60, w3, w0, w1, w2);                                                             \
 	} while (0)
 
 /*
@@ -172,6 +156,24 @@ static void e2v_pad_block(uint64_t total, uint8_t pad[64])
 		pad[63 - i] = bits >> (8 * i);
 }
 
+/* one 64-byte block into the state of lane @l: the single-stream path */
+E2V_TARGET static inline void e2v_lane_block(struct e2v_lane *l, const uint8_t *p)
+{
+	struct e2v_lane x = *l;
+
+	x.w0 = e2v_load_words(p);
+	x.w1 = e2v_load_words(p + 16);
+	x.w2 = e2v_load_words(p + 32);
+	x.w3 = e2v_load_words(p + 48);
+	E2V_ROUNDS4(x, x.w0, 0);
+	E2V_ROUNDS4(x, x.w1, 4);
+	E2V_ROUNDS4(x, x.w2, 8);
+	E2V_ROUNDS4(x, x.w3, 12);
+	E2V_LAST48(E2V_GROUP1);
+	l->abef = _mm_add_epi32(x.abef, l->abef);
+	l->cdgh = _mm_add_epi32(x.cdgh, l->cdgh);
+}
+
 E2V_TARGET static void e2v_sha256_ni_x1_impl(const struct e2v_sha256_mid *mid, const uint8_t *data,
 					     size_t len, uint8_t *out)
 {
@@ -181,22 +183,8 @@ E2V_TARGET static void e2v_sha256_ni_x1_impl(const struct e2v_sha256_mid *mid, c
 
 	e2v_pad_block(mid->prefix + len, pad);
 	e2v_lane_from_words(&x, mid->h);
-	for (; left; left -= 64, data += 64) {
-		const uint8_t *p = left > 64 ? data : pad;
-		__m128i abef = x.abef, cdgh = x.cdgh;
-
-		x.w0 = e2v_load_words(p);
-		x.w1 = e2v_load_words(p + 16);
-		x.w2 = e2v_load_words(p + 32);
-		x.w3 = e2v_load_words(p + 48);
-		E2V_ROUNDS4(x, x.w0, 0);
-		E2V_ROUNDS4(x, x.w1, 4);
-		E2V_ROUNDS4(x, x.w2, 8);
-		E2V_ROUNDS4(x, x.w3, 12);
-		E2V_LAST48_1();
-		x.abef = _mm_add_epi32(x.abef, abef);
-		x.cdgh = _mm_add_epi32(x.cdgh, cdgh);
-	}
+	for (; left; left -= 64, data += 64)
+		e2v_lane_block(&x, left > 64 ? data : pad);
 	e2v_lane_digest(&x, out);
 }
 
@@ -240,7 +228,7 @@ E2V_TARGET static void e2v_sha256_ni_x2_impl(const struct e2v_sha256_mid *mid, c
 		y.w3 = e2v_load_words(p2 + 48);
 		E2V_ROUNDS4(x, x.w3, 12);
 		E2V_ROUNDS4(y, y.w3, 12);
-		E2V_LAST48_2();
+		E2V_LAST48(E2V_GROUP2);
 		x.abef = _mm_add_epi32(x.abef, saved[0]);
 		x.cdgh = _mm_add_epi32(x.cdgh, saved[1]);
 		y.abef = _mm_add_epi32(y.abef, saved[2]);
@@ -256,22 +244,10 @@ E2V_TARGET static void e2v_sha256_ni_x2_impl(const struct e2v_sha256_mid *mid, c
 E2V_TARGET static void e2v_sha256_ni_compress(uint32_t h[8], const uint8_t *block)
 {
 	struct e2v_lane x;
-	__m128i abef, cdgh, feba, dchg;
+	__m128i feba, dchg;
 
 	e2v_lane_from_words(&x, h);
-	abef = x.abef;
-	cdgh = x.cdgh;
-	x.w0 = e2v_load_words(block);
-	x.w1 = e2v_load_words(block + 16);
-	x.w2 = e2v_load_words(block + 32);
-	x.w3 = e2v_load_words(block + 48);
-	E2V_ROUNDS4(x, x.w0, 0);
-	E2V_ROUNDS4(x, x.w1, 4);
-	E2V_ROUNDS4(x, x.w2, 8);
-	E2V_ROUNDS4(x, x.w3, 12);
-	E2V_LAST48_1();
-	x.abef = _mm_add_epi32(x.abef, abef);
-	x.cdgh = _mm_add_epi32(x.cdgh, cdgh);
+	e2v_lane_block(&x, block);
 	feba = _mm_shuffle_epi32(x.abef, 0x1b);
 	dchg = _mm_shuffle_epi32(x.cdgh, 0xb1);
 	_mm_storeu_si128((__m128i *)h, _mm_blend_epi16(feba, dchg, 0xf0));
