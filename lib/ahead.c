@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "ahead.h"
-#include "workers.h"
+#include "merkle.h"
 
 /*
  * libext2fs is not thread-safe, so the caller's thread keeps all of it: it

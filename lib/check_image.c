@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_private.h"
+#include "check_inode.h"
+#include "measure.h"
 
 errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t *count)
 {

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_private.h"
+#include "check_tree.h"
+#include "measure.h"
 
 /* Stored tree blocks are read this many bytes at a time per level. */
 #define E2V_TREE_WINDOW (256u << 10)

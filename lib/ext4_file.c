@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ext4_file.h"
+#include "layout.h"
 
 static int e2v_extent_cmp(const void *a, const void *b)
 {
@@ -236,11 +237,6 @@ errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, u
 		count -= run_bytes;
 	}
 	return 0;
-}
-
-errcode_t e2v_ext4_file_read_cb(void *ctx, void *buf, size_t count, uint64_t offset)
-{
-	return e2v_ext4_file_read(ctx, buf, count, offset);
 }
 
 errcode_t e2v_verity_meta_read(struct e2v_ext4_file *f, struct e2v_verity_meta *m)

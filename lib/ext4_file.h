@@ -41,8 +41,6 @@ errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f);
  * metadata lives).  Holes and unwritten extents read as zeros.
  */
 errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset);
-/* an e2verity_read_fn over e2v_ext4_file_read() */
-errcode_t e2v_ext4_file_read_cb(void *ctx, void *buf, size_t count, uint64_t offset);
 
 /*
  * Maps logical block @lblk to its physical block and the number of blocks that
@@ -76,23 +74,5 @@ struct e2v_verity_meta {
  */
 errcode_t e2v_verity_meta_read(struct e2v_ext4_file *f, struct e2v_verity_meta *m);
 void e2v_verity_meta_free(struct e2v_verity_meta *m);
-
-/*
- * Opens a sealed inode and reads its metadata as the kernel does on open:
- * E2VERITY_ET_NOT_SEALED without the verity flag, the descriptor's decoding
- * error, or E2VERITY_ET_CORRUPT if data_size is not i_size.  On success close
- * both with e2v_verity_meta_free() and e2v_ext4_file_close().
- */
-errcode_t e2v_open_sealed(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f,
-			  struct e2v_verity_meta *m);
-
-/*
- * past_eof.c: whether the blocks of @f from logical block @first on are
- * provably the file's own (inside the filesystem, outside its metadata, in
- * use, used by no other inode), so that freeing them harms nothing else.
- * @owners is e2verity_owners_scan()'s, or NULL to scan every inode here.
- */
-errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
-			     const struct e2verity_owners *owners);
 
 #endif /* E2VERITY_EXT4_FILE_H */

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <openssl/evp.h>
 
-#include "private.h"
-#include "workers.h"
+#include "hash.h"
+#include "sha256_x2.h"
 
 static const struct e2verity_hash_alg e2v_hash_algs[] = {
 	{ "sha256", E2VERITY_HASH_SHA256, 32, 64 },

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "txn.h"
+#include "jbd2.h"
 
 /*
  * The format is the kernel's (Documentation/filesystems/ext4/journal.rst);

@@ -2,7 +2,7 @@
 /* layout.c - ext4 placement arithmetic for verity metadata (fs/ext4/verity.c) */
 #include "config.h"
 
-#include "private.h"
+#include "layout.h"
 
 /* ext4 addresses file blocks with 32 bits */
 #define E2V_EXT4_MAX_LBLK (1ULL << 32)

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "ext4_file.h"
+#include "measure.h"
 
 /*
  * Opens a sealed inode and decodes its metadata as the kernel does when it

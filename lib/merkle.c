@@ -5,61 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "descriptor.h"
+#include "hash.h"
+#include "merkle.h"
 #include "workers.h"
 
 /* Data is read and hashed this many bytes at a time (a multiple of any block size). */
 #define E2V_CHUNK_SIZE (1u << 20)
-#define E2V_MAX_THREADS 64
 /* below this much data per thread, starting a thread costs more than it saves */
 #define E2V_MIN_BYTES_PER_THREAD (128u << 10)
 /* waking a thread of a lasting pool is cheaper */
 #define E2V_MIN_BYTES_PER_WAKEUP (32u << 10)
-
-errcode_t e2verity_params_validate(struct e2verity_params *p)
-{
-	if (p->hash_alg == 0)
-		p->hash_alg = E2VERITY_HASH_SHA256;
-	if (p->block_size == 0)
-		p->block_size = E2VERITY_DEFAULT_BLOCK_SIZE;
-	if (!e2verity_hash_alg_by_num(p->hash_alg))
-		return E2VERITY_ET_BAD_HASH_ALG;
-	if (!e2v_is_power_of_2(p->block_size) || p->block_size < E2VERITY_MIN_BLOCK_SIZE ||
-	    p->block_size > E2VERITY_MAX_BLOCK_SIZE)
-		return E2VERITY_ET_BAD_BLOCK_SIZE;
-	if (p->salt_size > E2VERITY_MAX_SALT_SIZE)
-		return E2VERITY_ET_SALT_TOO_LONG;
-	if (p->threads > E2V_MAX_THREADS)
-		p->threads = E2V_MAX_THREADS;
-	return 0;
-}
-
-errcode_t e2verity_geometry(const struct e2verity_params *p, uint64_t data_size,
-			    struct e2verity_geometry *g)
-{
-	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(p->hash_alg);
-	uint64_t hashes_per_block, n, start = 0;
-
-	memset(g, 0, sizeof(*g));
-	if (!alg)
-		return E2VERITY_ET_BAD_HASH_ALG;
-	hashes_per_block = p->block_size / alg->digest_size;
-	g->data_blocks = e2v_div_round_up(data_size, p->block_size);
-	for (n = g->data_blocks; n > 1;) {
-		if (g->num_levels == E2VERITY_MAX_LEVELS)
-			return E2VERITY_ET_TOO_MANY_LEVELS;
-		n = e2v_div_round_up(n, hashes_per_block);
-		g->level_blocks[g->num_levels++] = n;
-	}
-	/* The root level is stored first, the leaf level last. */
-	for (int i = g->num_levels - 1; i >= 0; i--) {
-		g->level_start[i] = start;
-		start += g->level_blocks[i];
-	}
-	g->tree_blocks = start;
-	g->tree_size = start * p->block_size;
-	return 0;
-}
 
 /* One partly filled tree block per level: memory is bounded by the height. */
 struct e2v_builder {

@@ -2,7 +2,8 @@
 /* orphan.c - internal: keep an inode on the orphan list while blocks past its EOF change */
 #include "config.h"
 
-#include "private.h"
+#include "orphan.h"
+#include "txn.h"
 
 /*
  * As the kernel's ext4_begin_enable_verity(): while blocks past EOF are being

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "ext4_file.h"
+#include "past_eof.h"
 
 /*
  * Who uses which block, from one scan of every inode: a block that two maps

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* private.h - helpers shared by the libe2verity sources, not installed */
+/* private.h - inline helpers that every libe2verity source may use; no module of its own */
 #ifndef E2VERITY_PRIVATE_H
 #define E2VERITY_PRIVATE_H
 
@@ -78,49 +78,16 @@ static inline int e2v_all_zero(const void *buf, size_t len)
 	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
 }
 
-/*
- * layout.c: the largest i_size an extent-mapped file of @fs can have, as the
- * kernel's s_maxbytes; nothing larger comes from a sane image.
- */
-uint64_t e2v_ext4_max_bytes(ext2_filsys fs);
-
-/* sha256_x2.c: SHA-256 with the x86 SHA extensions, one or two messages at a time */
-struct e2v_sha256_mid {
-	uint32_t h[8];	 /* state words after the prefix */
-	uint64_t prefix; /* bytes absorbed: 0 or 64 (one padded salt block) */
-};
-
-/* 1 if this CPU has the SHA extensions and SSE4.1 */
-int e2v_sha256_ni_usable(void);
-/* the state after @first_block (64 bytes), or the initial state if it is NULL */
-void e2v_sha256_ni_init(struct e2v_sha256_mid *mid, const uint8_t *first_block);
-/* SHA-256 of the prefix and @len bytes (a multiple of 64) of @data */
-void e2v_sha256_ni_x1(const struct e2v_sha256_mid *mid, const void *data, size_t len,
-		      uint8_t *out);
-/* the same for two messages of @len bytes, interleaved */
-void e2v_sha256_ni_x2(const struct e2v_sha256_mid *mid, const void *d1, const void *d2,
-		      size_t len, uint8_t *out1, uint8_t *out2);
-
-/* punch.c: ext2fs_punch() from @first to the end, the filesystem's last block included */
-errcode_t e2v_punch_past(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode, blk64_t first);
-
-/*
- * txn_io.c: the writes that follow are file data (@on = 1), which go
- * straight to disk, or metadata (0), which a transaction holds until it
- * commits.  Nothing happens outside a journaled transaction.
- */
-void e2v_io_data(ext2_filsys fs, int on);
-
-/*
- * orphan.c: puts the inode at the head of the orphan list (and writes it), as
- * the kernel's ext4_begin_enable_verity() does: recovery from a crash trims
- * the blocks past EOF instead of growing i_size over them.
- */
-errcode_t e2v_orphan_add(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in);
-/* Takes it off the list; the caller writes the inode after this. */
-errcode_t e2v_orphan_del(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in);
-
-/* txn.c: writes the primary superblock alone, now (or into the transaction) */
-errcode_t e2v_write_super(ext2_filsys fs);
+/* the first non-zero byte of @buf, or -1 */
+static inline long e2v_first_nonzero(const uint8_t *buf, size_t len)
+{
+	/* nearly always all zeros: let memcmp scan it at memory speed */
+	if (e2v_all_zero(buf, len))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i])
+			return i;
+	return -1;
+}
 
 #endif /* E2VERITY_PRIVATE_H */

@@ -10,112 +10,146 @@
 
 #define W E2VERITY_SEV_WARNING
 #define E E2VERITY_SEV_ERROR
+/* the finding's fields each row reports, as its template prints them */
+#define V E2VERITY_FIELD_VALUE
+#define X E2VERITY_FIELD_EXPECTED
+#define O E2VERITY_FIELD_OFFSET
+#define B E2VERITY_FIELD_BLOCK
+#define N E2VERITY_FIELD_COUNT
+#define L E2VERITY_FIELD_LEVEL
+#define S E2VERITY_FIELD_STORED
+#define C E2VERITY_FIELD_COMPUTED
+#define R E2VERITY_FIELD_ERR
 
 /* Sorted by code: e2verity_problem_lookup() searches it by halves. */
 static const struct e2verity_problem e2v_problems[] = {
 	{ E2VERITY_PR_NO_VERITY_FEATURE, "NO_VERITY_FEATURE", E,
 	  "has the verity flag but the filesystem lacks the verity feature: the kernel reads it, "
-	  "but cannot measure it" },
+	  "but cannot measure it",
+	  0 },
 	{ E2VERITY_PR_NOT_REGULAR, "NOT_REGULAR", E,
-	  "has the verity flag but is not a regular file (mode %h)" },
-	{ E2VERITY_PR_NOT_SEALED, "NOT_SEALED", E, "is not sealed with fs-verity" },
+	  "has the verity flag but is not a regular file (mode %h)", V },
+	{ E2VERITY_PR_NOT_SEALED, "NOT_SEALED", E, "is not sealed with fs-verity", 0 },
 	{ E2VERITY_PR_ENCRYPTED, "ENCRYPTED", W,
-	  "is encrypted: its verity metadata cannot be checked without the key" },
+	  "is encrypted: its verity metadata cannot be checked without the key", 0 },
 	{ E2VERITY_PR_INLINE_DATA, "INLINE_DATA", E,
-	  "keeps its data inline in the inode; the kernel needs extents for fs-verity" },
+	  "keeps its data inline in the inode; the kernel needs extents for fs-verity", 0 },
 	{ E2VERITY_PR_NO_EXTENTS_FLAG, "NO_EXTENTS_FLAG", E,
-	  "is block-mapped (no extents flag); the kernel refuses such verity files" },
-	{ E2VERITY_PR_EXTENTS_UNREADABLE, "EXTENTS_UNREADABLE", E,
-	  "extent tree cannot be read: %e" },
+	  "is block-mapped (no extents flag); the kernel refuses such verity files", 0 },
+	{ E2VERITY_PR_EXTENTS_UNREADABLE, "EXTENTS_UNREADABLE", E, "extent tree cannot be read: %e",
+	  R },
 	{ E2VERITY_PR_NO_EXTENT, "NO_EXTENT", E,
-	  "has no extents, so the kernel cannot find its verity descriptor" },
+	  "has no extents, so the kernel cannot find its verity descriptor", 0 },
 	{ E2VERITY_PR_LAST_EXTENT_UNWRITTEN, "LAST_EXTENT_UNWRITTEN", E,
-	  "last extent (logical block %b) is unwritten, so the descriptor size word reads as 0" },
+	  "last extent (logical block %b) is unwritten, so the descriptor size word reads as 0",
+	  B },
 	{ E2VERITY_PR_SIZE_TOO_LARGE, "SIZE_TOO_LARGE", E,
-	  "i_size %v exceeds %x, the largest size a file of this filesystem can have" },
+	  "i_size %v exceeds %x, the largest size a file of this filesystem can have", V | X },
 	{ E2VERITY_PR_ENCRYPT_NO_FEATURE, "ENCRYPT_NO_FEATURE", E,
 	  "has the encrypt flag but the filesystem lacks the encrypt feature: nothing in it can be "
-	  "encrypted, and the flag would hide it from checking" },
+	  "encrypted, and the flag would hide it from checking",
+	  0 },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
-	  "descriptor size word at offset %o reads %v, should be %x" },
+	  "descriptor size word at offset %o reads %v, should be %x", V | X | O },
 	{ E2VERITY_PR_NO_DESCRIPTOR, "NO_DESCRIPTOR", E,
-	  "cannot find the fs-verity descriptor: the size word at offset %o reads %v" },
+	  "cannot find the fs-verity descriptor: the size word at offset %o reads %v", V | O },
 	{ E2VERITY_PR_BLOCKS_PAST_METADATA, "BLOCKS_PAST_METADATA", E,
 	  "%n blocks are allocated after the verity metadata, which ends at offset %x; the kernel "
-	  "looks for the descriptor size in the last block" },
+	  "looks for the descriptor size in the last block",
+	  X | N },
 	{ E2VERITY_PR_METADATA_TRUNCATED, "METADATA_TRUNCATED", E,
 	  "extents end at offset %v, short of the verity metadata, which reaches offset %x at "
-	  "least" },
+	  "least",
+	  V | X },
 	{ E2VERITY_PR_METADATA_LAYOUT, "METADATA_LAYOUT", W,
 	  "verity metadata ends at offset %v, not at offset %x where ext4 ends it (descriptor at "
-	  "offset %o)" },
+	  "offset %o)",
+	  V | X | O },
 	{ E2VERITY_PR_TAIL_NOT_ZERO, "TAIL_NOT_ZERO", E,
 	  "byte at offset %o, after the end of the data in its last block, is %h, not 0; the "
-	  "kernel hashes the whole block" },
+	  "kernel hashes the whole block",
+	  V | O },
 	{ E2VERITY_PR_GAP_NOT_ZERO, "GAP_NOT_ZERO", W,
-	  "byte at offset %o, between the end of the data and the Merkle tree, is %h, not 0" },
+	  "byte at offset %o, between the end of the data and the Merkle tree, is %h, not 0",
+	  V | O },
 	{ E2VERITY_PR_SIZE_WORD_UNUSUAL, "SIZE_WORD_UNUSUAL", W,
 	  "descriptor size word at offset %o reads %v, not %x (256 plus the signature size); the "
-	  "kernel accepts it" },
+	  "kernel accepts it",
+	  V | X | O },
 	{ E2VERITY_PR_TREE_PAST_DESCRIPTOR, "TREE_PAST_DESCRIPTOR", E,
 	  "the descriptor's Merkle tree of %v bytes, from offset %o, runs past the descriptor at "
-	  "offset %x" },
+	  "offset %x",
+	  V | X | O },
 	{ E2VERITY_PR_TREE_HOLE, "TREE_HOLE", E,
 	  "Merkle tree block at offset %o is not allocated (%n of the tree's %v filesystem blocks "
-	  "are missing): the kernel reads zeros there and fails every read it checks with them" },
+	  "are missing): the kernel reads zeros there and fails every read it checks with them",
+	  V | O | N },
 	{ E2VERITY_PR_METADATA_NOT_OWN, "METADATA_NOT_OWN", E,
-	  "%e; unseal and seal --force would refuse to free them" },
+	  "%e; unseal and seal --force would refuse to free them", R },
 
 	{ E2VERITY_PR_DESC_BAD_VERSION, "DESC_BAD_VERSION", E,
-	  "descriptor version is %v, should be 1" },
+	  "descriptor version is %v, should be 1", V },
 	{ E2VERITY_PR_DESC_BAD_HASH_ALG, "DESC_BAD_HASH_ALG", E,
-	  "descriptor hash algorithm %v is unknown (1 sha256, 2 sha512)" },
+	  "descriptor hash algorithm %v is unknown (1 sha256, 2 sha512)", V },
 	{ E2VERITY_PR_DESC_BAD_LOG_BLOCKSIZE, "DESC_BAD_LOG_BLOCKSIZE", E,
-	  "descriptor log_blocksize %v is unsupported (10 to 16)" },
+	  "descriptor log_blocksize %v is unsupported (10 to 16)", V },
 	{ E2VERITY_PR_DESC_BLOCK_TOO_LARGE, "DESC_BLOCK_TOO_LARGE", E,
-	  "Merkle tree block size %v exceeds the filesystem block size %x" },
+	  "Merkle tree block size %v exceeds the filesystem block size %x", V | X },
 	{ E2VERITY_PR_DESC_BAD_SALT_SIZE, "DESC_BAD_SALT_SIZE", E,
-	  "descriptor salt size %v exceeds 32" },
+	  "descriptor salt size %v exceeds 32", V },
 	{ E2VERITY_PR_DESC_BAD_SIG_SIZE, "DESC_BAD_SIG_SIZE", E,
-	  "descriptor sig_size %v overflows the %x bytes stored after the descriptor" },
+	  "descriptor sig_size %v overflows the %x bytes stored after the descriptor", V | X },
 	{ E2VERITY_PR_DESC_RESERVED_SET, "DESC_RESERVED_SET", E,
-	  "descriptor reserved byte at offset %o is %h, should be 0" },
+	  "descriptor reserved byte at offset %o is %h, should be 0", V | O },
 	{ E2VERITY_PR_DESC_BAD_DATA_SIZE, "DESC_BAD_DATA_SIZE", E,
-	  "descriptor data_size %v differs from i_size %x" },
+	  "descriptor data_size %v differs from i_size %x", V | X },
 	{ E2VERITY_PR_DESC_TOO_MANY_LEVELS, "DESC_TOO_MANY_LEVELS", E,
-	  "descriptor describes a Merkle tree of more than 8 levels" },
+	  "descriptor describes a Merkle tree of more than 8 levels", 0 },
 	{ E2VERITY_PR_DESC_ROOT_PADDING, "DESC_ROOT_PADDING", E,
-	  "descriptor byte at offset %o, after the root hash, is %h, should be 0" },
+	  "descriptor byte at offset %o, after the root hash, is %h, should be 0", V | O },
 	{ E2VERITY_PR_DESC_SALT_PADDING, "DESC_SALT_PADDING", E,
-	  "descriptor byte at offset %o, after the salt, is %h, should be 0" },
+	  "descriptor byte at offset %o, after the salt, is %h, should be 0", V | O },
 
 	{ E2VERITY_PR_DATA_MISMATCH, "DATA_MISMATCH", E,
 	  "data block %b (offset %o) does not match its hash in Merkle tree level 0: computed %C, "
-	  "stored %S (%n data blocks differ)" },
+	  "stored %S (%n data blocks differ)",
+	  O | B | N | S | C },
 	{ E2VERITY_PR_TREE_MISMATCH, "TREE_MISMATCH", E,
 	  "Merkle tree level %l block %b does not match its hash in the level above: computed %C, "
-	  "stored %S (%n blocks of level %l differ)" },
+	  "stored %S (%n blocks of level %l differ)",
+	  B | N | L | S | C },
 	{ E2VERITY_PR_ROOT_MISMATCH, "ROOT_MISMATCH", E,
-	  "top of the Merkle tree hashes to %C, but the descriptor's root hash is %S" },
+	  "top of the Merkle tree hashes to %C, but the descriptor's root hash is %S", S | C },
 	{ E2VERITY_PR_TREE_PARAMS_MISMATCH, "TREE_PARAMS_MISMATCH", E,
 	  "no data or tree block matches its stored hash: the descriptor's salt or hash "
-	  "parameters do not fit the Merkle tree" },
+	  "parameters do not fit the Merkle tree",
+	  0 },
 
 	{ E2VERITY_PR_SIG_MALFORMED, "SIG_MALFORMED", E,
-	  "built-in signature (%v bytes) is not a valid PKCS#7 message" },
+	  "built-in signature (%v bytes) is not a valid PKCS#7 message", V },
 	{ E2VERITY_PR_SIG_MISMATCH, "SIG_MISMATCH", E,
-	  "built-in signature does not match the file digest and the certificate" },
+	  "built-in signature does not match the file digest and the certificate", 0 },
 	{ E2VERITY_PR_SIG_UNTRUSTED, "SIG_UNTRUSTED", E,
-	  "built-in signature's certificate does not chain to the CA" },
+	  "built-in signature's certificate does not chain to the CA", 0 },
 	{ E2VERITY_PR_UNSIGNED, "UNSIGNED", E,
-	  "has no built-in signature, and signatures are required" },
+	  "has no built-in signature, and signatures are required", 0 },
 	{ E2VERITY_PR_SIG_NO_SIGNER, "SIG_NO_SIGNER", E,
-	  "built-in signature does not carry its signer's certificate, and no --cert was given" },
+	  "built-in signature does not carry its signer's certificate, and no --cert was given",
+	  0 },
 };
 
 #undef W
 #undef E
+#undef V
+#undef X
+#undef O
+#undef B
+#undef N
+#undef L
+#undef S
+#undef C
+#undef R
 
 const struct e2verity_problem *e2verity_problem_lookup(unsigned int code)
 {

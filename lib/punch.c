@@ -2,7 +2,7 @@
 /* punch.c - internal: free an inode's blocks past a logical block, the filesystem's last one too */
 #include "config.h"
 
-#include "private.h"
+#include "punch.h"
 
 /* The logical block, at or after @first, that maps the filesystem's last block. */
 static errcode_t e2v_find_fs_end(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,

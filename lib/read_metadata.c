@@ -5,7 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ext4_file.h"
+#include "descriptor.h"
+#include "measure.h"
 
 errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type, uint64_t offset,
 				 void *buf, size_t len, size_t *got)
@@ -65,7 +66,7 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
 	case E2VERITY_METADATA_DESCRIPTOR:
 		/* as the kernel returns it: sig_size is ext4 storage, not descriptor */
 		memcpy(desc, m.raw, sizeof(desc));
-		e2v_put_le32(desc + 4, 0);
+		e2v_descriptor_clear_sig_size(desc);
 		memcpy(buf, desc + offset, len);
 		break;
 	case E2VERITY_METADATA_SIGNATURE:

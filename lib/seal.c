@@ -6,13 +6,12 @@
 #include <string.h>
 
 #include "ahead.h"
-#include "seal_blocks.h"
+#include "seal.h"
+#include "inode_rules.h"
+#include "past_eof.h"
 
-/* fs/ext4/ext4.h EXT4_DAX_FL; e2fsprogs names it FS_DAX_FL */
-#define E2V_DAX_FL 0x02000000
 /* fs/verity/open.c: a tree whose block is not a page has at most 2^23 blocks */
 #define E2V_MAX_SUBPAGE_TREE_BLOCKS (1ULL << 23)
-/* files up to this size are hashed by the calling thread alone */
 
 errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts *opts)
 {
@@ -115,6 +114,7 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
 	struct e2verity_params p = opts->params;
+	const struct e2v_inode_rule *rule;
 	struct e2v_ext4_file f = { 0 };
 	unsigned int depth = 0;
 	blk64_t first_free;
@@ -128,20 +128,11 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
 	if (err)
 		return err;
-	if (!LINUX_S_ISREG(in->i_mode))
-		return E2VERITY_ET_NOT_REGULAR;
-	if (in->i_flags & EXT4_ENCRYPT_FL)
-		return E2VERITY_ET_ENCRYPTED;
-	if (in->i_flags & E2V_DAX_FL)
-		return E2VERITY_ET_DAX;
-	if (in->i_flags & EXT2_APPEND_FL)
-		return E2VERITY_ET_APPEND_ONLY;
+	rule = e2v_inode_verity_rule(fs, in, E2V_VERITY_ENABLE);
+	if (rule)
+		return rule->err;
 	plan->inline_data = !!(in->i_flags & EXT4_INLINE_DATA_FL);
-	if (!plan->inline_data && !(in->i_flags & EXT4_EXTENTS_FL))
-		return E2VERITY_ET_NO_EXTENTS;
 	plan->data_size = EXT2_I_SIZE(in);
-	if (plan->data_size > e2v_ext4_max_bytes(fs))
-		return E2VERITY_ET_SIZE_TOO_LARGE;
 	err = e2verity_geometry(&p, plan->data_size, &plan->geo);
 	if (err)
 		return err;
@@ -194,13 +185,7 @@ out:
 	return err;
 }
 
-/* the data source of e2verity_compute(), reporting progress */
-struct e2v_seal_reader {
-	struct e2v_ext4_file *f;
-	const struct e2verity_seal_opts *opts;
-};
-
-static errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset)
+errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset)
 {
 	struct e2v_seal_reader *rd = ctx;
 	errcode_t err;
@@ -284,46 +269,6 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
 	return err;
 }
 
-/* every block the file holds: data, metadata and extent tree nodes */
-static blk64_t e2v_file_blocks(const struct e2v_ext4_file *f)
-{
-	blk64_t n = f->tree_node_blocks;
-
-	for (size_t i = 0; i < f->nr_extents; i++)
-		n += f->extents[i].len;
-	return n;
-}
-
-/* Writes the descriptor, the signature and the size word: [desc_pos, end). */
-static errcode_t e2v_write_descriptor(struct e2v_ext4_file *f, const struct e2verity_ext4_layout *l,
-				      const struct e2verity_descriptor *d, const uint8_t *sig)
-{
-	size_t len = l->end - l->desc_pos;
-	uint8_t *buf;
-	errcode_t err;
-
-	buf = calloc(1, len);
-	if (!buf)
-		return E2VERITY_ET_NO_MEMORY;
-	e2verity_descriptor_encode(d, buf);
-	if (d->sig_size)
-		memcpy(buf + E2VERITY_DESCRIPTOR_SIZE, sig, d->sig_size);
-	e2v_put_le32(buf + len - 4, l->desc_size);
-	err = e2v_write_blocks(f, buf, len, l->desc_pos);
-	free(buf);
-	return err;
-}
-
-/* Sets the verity feature on disk before the first inode carries the flag. */
-static errcode_t e2v_set_feature(ext2_filsys fs)
-{
-	if (ext2fs_has_feature_verity(fs->super))
-		return 0;
-	ext2fs_set_feature_verity(fs->super);
-	ext2fs_mark_super_dirty(fs);
-	return ext2fs_flush(fs);
-}
-
 /* The prepare callback of a batch: what e2verity_seal_inode() will hash. */
 static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ahead_job *j)
 {
@@ -364,199 +309,4 @@ errcode_t e2verity_seal_batch_new(ext2_filsys fs, const struct e2verity_seal_opt
 void e2verity_batch_free(struct e2verity_batch *b)
 {
 	e2v_ahead_free(b);
-}
-
-static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
-				const struct e2verity_seal_opts *opts,
-				struct e2verity_seal_result *res, const struct e2v_ahead_job *job)
-{
-	const unsigned int bs = fs->blocksize;
-	const int saved_io_flags = fs->io->flags;
-	struct e2verity_seal_plan plan;
-	struct e2verity_params p = opts->params;
-	struct e2v_ext4_file f = { 0 };
-	struct e2v_tree_writer w = { 0 };
-	struct e2v_seal_reader rd = { &f, opts };
-	struct e2verity_result r;
-	struct ext2_inode *in = EXT2_INODE(&f.inode);
-	const uint8_t *sig = NULL;
-	uint8_t *own_sig = NULL;
-	size_t sig_size = 0;
-	blk64_t meta_first = 0, tree_end, before = 0, inline_blocks = 0;
-	uint32_t orig_flags = 0;
-	int allocating = 0, orphan = 0;
-	blk64_t iblocks_before;
-	errcode_t err, qerr;
-
-	memset(res, 0, sizeof(*res));
-	err = e2verity_seal_prepare(fs, ino, opts, &plan);
-	if (err)
-		return err;
-	res->action = plan.action;
-	if (plan.action == E2VERITY_SEAL_SKIP) {
-		res->desc = plan.desc;
-		memcpy(res->digest, plan.digest, sizeof(res->digest));
-		res->digest_size = plan.digest_size;
-		res->layout = plan.layout;
-		return 0;
-	}
-	if (!(fs->flags & EXT2_FLAG_RW))
-		return EXT2_ET_RO_FILSYS;
-	if (!fs->block_map) {
-		err = ext2fs_read_block_bitmap(fs);
-		if (err)
-			return err;
-	}
-	e2verity_params_validate(&p);
-	err = ext2fs_read_inode(fs, ino, in);
-	if (err)
-		return err;
-	iblocks_before = ext2fs_get_stat_i_blocks(fs, in);
-	/* each write reaches the image in program order: metadata, then the flagged inode */
-	fs->io->flags |= CHANNEL_FLAGS_WRITETHROUGH;
-
-	if (plan.inline_data) {
-		err = e2v_move_inline_data(fs, ino, &f, &inline_blocks);
-		res->inline_moved = !err;
-	} else {
-		err = e2v_ext4_file_open(fs, ino, &f);
-	}
-	if (err)
-		goto out;
-	orig_flags = in->i_flags & ~EXT4_VERITY_FL;
-	/* a file being resealed is never flagged while its metadata is half written */
-	in->i_flags &= ~EXT4_VERITY_FL;
-	err = e2v_orphan_add(fs, ino, in);
-	if (err)
-		goto out;
-	orphan = 1;
-	before = e2v_file_blocks(&f);
-	err = e2v_punch_from(&f, e2v_div_round_up(plan.data_size, bs));
-	if (err)
-		goto out;
-	res->blocks_freed = before - e2v_file_blocks(&f);
-	before = e2v_file_blocks(&f);
-	err = e2v_zero_tail(&f, &res->tail_zeroed);
-	if (err)
-		goto out;
-
-	/*
-	 * Without a signer the whole layout is known: one allocation.  A signer
-	 * sizes the descriptor region only once the digest is known, so the
-	 * tree region comes first and the descriptor region joins it after.
-	 * No block needs zeroing: the tree writer and the descriptor write
-	 * cover every allocated block whole, padding included.
-	 */
-	meta_first = plan.layout.merkle_pos / bs;
-	tree_end = e2v_div_round_up(plan.layout.merkle_pos + plan.geo.tree_size, bs);
-	if (!opts->sign) {
-		sig = opts->sig;
-		sig_size = opts->sig ? opts->sig_size : 0;
-	}
-	err = e2verity_ext4_layout(plan.data_size, plan.geo.tree_size, sig_size, bs, &res->layout);
-	if (err)
-		goto out;
-	allocating = 1;
-	err = e2v_alloc_range(&f, meta_first,
-			      (opts->sign ? tree_end : res->layout.end / bs) - meta_first, 0);
-	if (err)
-		goto out;
-	err = e2v_tree_writer_init(&w, &f, plan.layout.merkle_pos, plan.geo.tree_size);
-	if (err)
-		goto out;
-	if (e2v_ahead_matches(job, &p, plan.data_size)) {
-		err = e2v_ahead_replay(job, e2v_tree_writer_block, &w, &r);
-		if (!err && opts->progress)
-			opts->progress(opts->progress_ctx, plan.data_size, plan.data_size);
-	} else {
-		err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd,
-				       e2v_tree_writer_block, &w, &r);
-	}
-	if (!err)
-		err = e2v_tree_writer_flush(&w);
-	if (err)
-		goto out;
-	if (opts->sign) {
-		err = opts->sign(opts->sign_ctx, p.hash_alg, r.digest, &own_sig, &sig_size);
-		if (err)
-			goto out;
-		sig = own_sig;
-		err = e2verity_ext4_layout(plan.data_size, r.geo.tree_size, sig_size, bs,
-					   &res->layout);
-		if (!err)
-			err = e2v_alloc_range(&f, tree_end, res->layout.end / bs - tree_end, 1);
-		if (err)
-			goto out;
-	}
-	r.desc.sig_size = sig_size;
-	err = e2v_write_descriptor(&f, &res->layout, &r.desc, sig);
-	if (err)
-		goto out;
-	/* the kernel finds the descriptor through the last extent: it must end at the size word */
-	{
-		const struct e2v_extent *last = e2v_ext4_last_extent(&f);
-
-		if (!last || last->uninit || (last->lblk + last->len) * bs != res->layout.end) {
-			err = E2VERITY_ET_CORRUPT;
-			goto out;
-		}
-	}
-
-	err = e2v_set_feature(fs);
-	if (err)
-		goto out;
-	/* nothing above changes i_size; set it anyway, never through ext2fs_file_set_size2() */
-	err = ext2fs_inode_size_set(fs, in, plan.data_size);
-	if (err)
-		goto out;
-	err = e2v_orphan_del(fs, ino, in);
-	if (err)
-		goto out;
-	orphan = 0;
-	in->i_flags |= EXT4_VERITY_FL;
-	if (opts->flags & E2VERITY_SEAL_IMMUTABLE)
-		in->i_flags |= EXT2_IMMUTABLE_FL;
-	err = ext2fs_write_inode(fs, ino, in);
-	if (err)
-		goto out;
-
-	res->desc = r.desc;
-	memcpy(res->digest, r.digest, sizeof(res->digest));
-	res->digest_size = r.digest_size;
-	res->blocks_allocated = inline_blocks + e2v_file_blocks(&f) - before;
-out:
-	if (err && (allocating || orphan)) {
-		/* leave the file as it was found: unsealed, without the blocks given to it */
-		in->i_flags = orig_flags;
-		(void)ext2fs_write_inode(fs, ino, in);
-		if (allocating)
-			(void)e2v_punch_past(fs, ino, in, meta_first);
-		if (orphan && !e2v_orphan_del(fs, ino, in))
-			(void)ext2fs_write_inode(fs, ino, in);
-	}
-	/* whatever stayed allocated (or was released) is the owner's quota */
-	if (f.bounce) {
-		qerr = e2v_quota_charge_inode(
-			fs, &f.inode,
-			((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)iblocks_before) *
-				512);
-		if (!err)
-			err = qerr;
-	}
-	e2v_tree_writer_free(&w);
-	free(own_sig);
-	e2v_ext4_file_close(&f);
-	fs->io->flags = saved_io_flags;
-	return err;
-}
-
-errcode_t e2verity_seal_inode(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
-			      struct e2verity_seal_result *res)
-{
-	struct e2v_ahead_job *job = e2v_ahead_take(opts->batch, ino);
-	errcode_t err;
-
-	err = e2v_seal_inode(fs, ino, opts, res, job);
-	e2v_ahead_job_free(job);
-	return err;
 }

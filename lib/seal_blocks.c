@@ -5,22 +5,121 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "punch.h"
 #include "seal_blocks.h"
+#include "txn_io.h"
 
 /* Tree blocks are written in runs of up to this many bytes. */
 #define E2V_WRITE_RUN (256u * 1024)
+
+/* The inline bytes, zero-padded to whole blocks (the kernel hashes the last one raw). */
+static errcode_t e2v_inline_read(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
+				 uint8_t **ret, blk64_t *nblocks)
+{
+	uint64_t size = EXT2_I_SIZE(in);
+	size_t cap = 0, got = 0, buflen;
+	uint8_t *buf;
+	errcode_t err;
+
+	*ret = NULL;
+	err = ext2fs_inline_data_size(fs, ino, &cap);
+	if (err)
+		return err;
+	if (size > cap)
+		return E2VERITY_ET_CORRUPT;
+	*nblocks = e2v_div_round_up(size, fs->blocksize);
+	buflen = *nblocks * fs->blocksize > cap ? *nblocks * fs->blocksize : cap;
+	buf = calloc(1, buflen);
+	if (!buf)
+		return E2VERITY_ET_NO_MEMORY;
+	err = ext2fs_inline_data_get(fs, ino, in, buf, &got);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	memset(buf + size, 0, buflen - size);
+	*ret = buf;
+	return 0;
+}
+
+/* Fresh blocks near the inode's goal, written with @buf before anything points to them. */
+static errcode_t e2v_inline_write_blocks(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
+					 const uint8_t *buf, blk64_t nblocks, blk64_t *pblk)
+{
+	blk64_t goal = ext2fs_find_inode_goal(fs, ino, in, 0);
+	errcode_t err;
+
+	err = ext2fs_alloc_range(fs, 0, goal, nblocks, pblk);
+	if (err)
+		return err;
+	e2v_io_data(fs, 1);
+	err = io_channel_write_blk64(fs->io, *pblk, nblocks, buf);
+	e2v_io_data(fs, 0);
+	if (err)
+		ext2fs_block_alloc_stats_range(fs, *pblk, nblocks, -1);
+	return err;
+}
+
+/*
+ * Turns the inode into an extent-mapped one over [@pblk, @pblk + @nblocks).
+ * *@switched says whether the inode on disk points to the blocks (then they
+ * are its own, whatever else failed).
+ */
+static errcode_t e2v_inline_switch(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
+				   blk64_t pblk, blk64_t nblocks, int *switched)
+{
+	ext2_extent_handle_t eh = NULL;
+	struct ext2fs_extent ex;
+	errcode_t err;
+
+	/* an inline inode cannot have been sealed: a verity flag on it means nothing */
+	in->i_flags &= ~(EXT4_INLINE_DATA_FL | EXT4_VERITY_FL);
+	memset(in->i_block, 0, sizeof(in->i_block));
+	/* on an all-zero i_block this writes an empty extent header and sets EXTENTS_FL */
+	err = ext2fs_extent_open2(fs, ino, in, &eh);
+	if (err)
+		return err;
+	if (nblocks) {
+		err = ext2fs_iblk_add_blocks(fs, in, nblocks);
+		if (err)
+			goto out;
+		ex = (struct ext2fs_extent){ .e_lblk = 0, .e_pblk = pblk, .e_len = nblocks };
+		err = ext2fs_extent_insert(eh, 0, &ex);
+		if (err)
+			goto out;
+		/* the insert wrote the inode: it points to the blocks now */
+		*switched = 1;
+	}
+	err = ext2fs_write_inode(fs, ino, in);
+	if (!err)
+		*switched = 1;
+out:
+	ext2fs_extent_free(eh);
+	return err;
+}
+
+/* The attribute that held the rest of the inline bytes is stale once they moved. */
+static errcode_t e2v_inline_drop_xattr(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct ext2_xattr_handle *xh = NULL;
+	errcode_t err;
+
+	err = ext2fs_xattrs_open(fs, ino, &xh);
+	if (!err)
+		err = ext2fs_xattrs_read(xh);
+	if (!err)
+		err = ext2fs_xattr_remove(xh, "system.data");
+	if (xh)
+		ext2fs_xattrs_close(&xh);
+	return err;
+}
 
 errcode_t e2v_move_inline_data(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f,
 			       blk64_t *allocated)
 {
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
-	struct ext2_xattr_handle *xh = NULL;
-	ext2_extent_handle_t eh = NULL;
-	struct ext2fs_extent ex;
-	uint64_t size;
-	size_t cap = 0, got = 0, buflen;
-	blk64_t nblocks, pblk = 0;
+	blk64_t nblocks = 0, pblk = 0;
 	uint8_t *buf = NULL;
 	int switched = 0;
 	errcode_t err;
@@ -29,83 +128,28 @@ errcode_t e2v_move_inline_data(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_f
 	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
 	if (err)
 		return err;
-	size = EXT2_I_SIZE(in);
-	err = ext2fs_inline_data_size(fs, ino, &cap);
+	err = e2v_inline_read(fs, ino, in, &buf, &nblocks);
 	if (err)
 		return err;
-	if (size > cap)
-		return E2VERITY_ET_CORRUPT;
-	nblocks = e2v_div_round_up(size, fs->blocksize);
-	buflen = nblocks * fs->blocksize > cap ? nblocks * fs->blocksize : cap;
-	buf = calloc(1, buflen);
-	if (!buf)
-		return E2VERITY_ET_NO_MEMORY;
-	err = ext2fs_inline_data_get(fs, ino, in, buf, &got);
-	if (err)
-		goto out;
-	/* the block is hashed raw by the kernel: nothing but zeros after EOF */
-	memset(buf + size, 0, buflen - size);
-
-	if (nblocks) {
-		blk64_t goal = ext2fs_find_inode_goal(fs, ino, in, 0);
-
-		err = ext2fs_alloc_range(fs, 0, goal, nblocks, &pblk);
-		if (err)
-			goto out;
-		e2v_io_data(fs, 1);
-		err = io_channel_write_blk64(fs->io, pblk, nblocks, buf);
-		e2v_io_data(fs, 0);
-		if (err)
-			goto out_free_blocks;
-	}
-
 	/*
 	 * The data is on disk in its new block before the inode points to it:
 	 * a crash leaves either the inline file or the extent-mapped one.
 	 */
-	/* an inline inode cannot have been sealed: a verity flag on it means nothing */
-	in->i_flags &= ~(EXT4_INLINE_DATA_FL | EXT4_VERITY_FL);
-	memset(in->i_block, 0, sizeof(in->i_block));
-	/* on an all-zero i_block this writes an empty extent header and sets EXTENTS_FL */
-	err = ext2fs_extent_open2(fs, ino, in, &eh);
+	if (nblocks)
+		err = e2v_inline_write_blocks(fs, ino, in, buf, nblocks, &pblk);
+	free(buf);
 	if (err)
-		goto out_free_blocks;
-	if (nblocks) {
-		err = ext2fs_iblk_add_blocks(fs, in, nblocks);
-		if (err)
-			goto out_free_blocks;
-		ex = (struct ext2fs_extent){ .e_lblk = 0, .e_pblk = pblk, .e_len = nblocks };
-		err = ext2fs_extent_insert(eh, 0, &ex);
-		if (err)
-			goto out_free_blocks;
-		/* the insert wrote the inode: it points to the blocks now */
-		switched = 1;
+		return err;
+	err = e2v_inline_switch(fs, ino, in, pblk, nblocks, &switched);
+	if (err) {
+		if (nblocks && !switched)
+			ext2fs_block_alloc_stats_range(fs, pblk, nblocks, -1);
+		return err;
 	}
-	err = ext2fs_write_inode(fs, ino, in);
-	if (err)
-		goto out_free_blocks;
-	switched = 1;
 	*allocated = nblocks;
-
-	/* the attribute that held the rest of the inline bytes is now stale */
-	err = ext2fs_xattrs_open(fs, ino, &xh);
-	if (!err)
-		err = ext2fs_xattrs_read(xh);
-	if (!err)
-		err = ext2fs_xattr_remove(xh, "system.data");
-	if (xh)
-		ext2fs_xattrs_close(&xh);
+	err = e2v_inline_drop_xattr(fs, ino);
 	if (!err)
 		err = e2v_ext4_file_open(fs, ino, f);
-	goto out;
-
-out_free_blocks:
-	if (nblocks && !switched)
-		ext2fs_block_alloc_stats_range(fs, pblk, nblocks, -1);
-out:
-	if (eh)
-		ext2fs_extent_free(eh);
-	free(buf);
 	return err;
 }
 

@@ -70,11 +70,4 @@ void e2v_tree_writer_free(struct e2v_tree_writer *w);
 /* Writes whole fs blocks: @len bytes (a multiple of the block size) at file offset @pos. */
 errcode_t e2v_write_blocks(struct e2v_ext4_file *f, const void *buf, size_t len, uint64_t pos);
 
-/*
- * Adds @delta bytes to the usage of the inode's user, group and project in
- * the quota files, when the filesystem has the quota feature.
- */
-errcode_t e2v_quota_charge_inode(ext2_filsys fs, const struct ext2_inode_large *inode,
-				 int64_t delta);
-
 #endif /* E2VERITY_SEAL_BLOCKS_H */

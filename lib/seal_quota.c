@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "seal_blocks.h"
+#include "seal_quota.h"
 
 /*
  * The quota files of the quota feature are in the kernel's vfsv1 format

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "sha256_x2.h"
 
 /*
  * Why this file exists: a Merkle level is many blocks of one length that all

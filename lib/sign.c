@@ -21,7 +21,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
-#include "private.h"
+#include "log.h"
+#include "sign.h"
 
 /*
  * What `fsverity sign` makes: the signed data is left out (the kernel supplies
@@ -38,17 +39,11 @@ struct e2verity_signer {
 	int embed;		/* the certificates go into each signature */
 };
 
-/* The pass phrase handed to OpenSSL, and whether OpenSSL wanted one. */
-struct e2v_pass {
-	const char *pass;
-	int asked;
-};
-
 /*
  * Replaces OpenSSL's default callback, which would prompt on the terminal: the
  * library never talks to the user, it reports that a pass phrase is needed.
  */
-static int e2v_pass_cb(char *buf, int size, int rwflag, void *u)
+int e2v_pass_cb(char *buf, int size, int rwflag, void *u)
 {
 	struct e2v_pass *p = u;
 	size_t len;
@@ -67,7 +62,7 @@ static int e2v_pass_cb(char *buf, int size, int rwflag, void *u)
  * Opens a PEM file ourselves rather than with BIO_new_file(), so that a missing
  * or unreadable file is reported as its errno and a directory as EISDIR.
  */
-static errcode_t e2v_open_pem(const char *path, BIO **ret)
+errcode_t e2v_open_pem(const char *path, BIO **ret)
 {
 	struct stat st;
 	errcode_t err;
@@ -228,7 +223,7 @@ static errcode_t e2v_load_certs(const char *name, STACK_OF(X509) * certs)
 	return sk_X509_num(certs) > 0 ? 0 : E2VERITY_ET_CERT_LOAD;
 }
 
-static errcode_t e2v_load_cert(const char *path, X509 **ret)
+errcode_t e2v_load_cert(const char *path, X509 **ret)
 {
 	STACK_OF(X509) *certs = sk_X509_new_null();
 	errcode_t err;
@@ -266,6 +261,8 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
 {
 	STACK_OF(X509) *key_certs = NULL, *certs = NULL;
 	struct e2verity_signer *s;
+	const char *failed = keyfile;
+	int queue_was_empty;
 	errcode_t err;
 
 	*ret = NULL;
@@ -281,10 +278,12 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
 		return E2VERITY_ET_NO_MEMORY;
 	}
 	/* errors we raise are ours: leave the caller's queue as we found it */
+	queue_was_empty = ERR_peek_error() == 0;
 	ERR_set_mark();
 	err = e2v_load_key(keyfile, key_pass, &s->pkey, key_certs);
 	if (err)
 		goto out;
+	failed = certfile ? certfile : keyfile;
 	if (certfile) {
 		err = e2v_load_certs(certfile, certs);
 	} else if (sk_X509_num(key_certs) > 0) {
@@ -297,6 +296,8 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
 	}
 	if (err)
 		goto out;
+	/* no certificate matches the key: the key is what the user chose wrong */
+	failed = keyfile;
 	err = e2v_pick_signer(s, certs);
 	if (err)
 		goto out;
@@ -304,6 +305,8 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
 	*ret = s;
 	s = NULL;
 out:
+	if (err)
+		e2v_log_openssl(err, failed, queue_was_empty);
 	sk_X509_pop_free(key_certs, X509_free);
 	sk_X509_pop_free(certs, X509_free);
 	e2verity_signer_free(s);
@@ -419,173 +422,6 @@ errcode_t e2verity_sign_digest(const struct e2verity_signer *s, unsigned int alg
 	err = e2v_pkcs7_sign(s, md, msg, msg_len, sig, sig_size);
 out:
 	EVP_MD_free(md);
-	ERR_pop_to_mark();
-	return err;
-}
-
-static errcode_t e2v_parse_pkcs7(const uint8_t *sig, size_t sig_size, PKCS7 **ret)
-{
-	const unsigned char *p = sig;
-	PKCS7 *p7;
-
-	*ret = NULL;
-	if (sig_size == 0 || sig_size > LONG_MAX)
-		return E2VERITY_ET_SIG_MALFORMED;
-	p7 = d2i_PKCS7(NULL, &p, sig_size);
-	if (!p7)
-		return E2VERITY_ET_SIG_MALFORMED;
-	/*
-	 * The kernel supplies the signed data itself and refuses a message that
-	 * already carries some; trailing bytes are not part of any DER message.
-	 */
-	if (p != sig + sig_size || !PKCS7_type_is_signed(p7) || !PKCS7_get_detached(p7) ||
-	    sk_PKCS7_SIGNER_INFO_num(PKCS7_get_signer_info(p7)) <= 0) {
-		PKCS7_free(p7);
-		return E2VERITY_ET_SIG_MALFORMED;
-	}
-	*ret = p7;
-	return 0;
-}
-
-/*
- * The kernel finds the CA of the last certificate it can chain only through
- * that certificate's Authority Key Identifier, never by name as OpenSSL can:
- * a certificate issued by a trusted CA without one is refused at open.
- */
-static errcode_t e2v_kernel_can_chain(STACK_OF(X509) * chain)
-{
-	int n = sk_X509_num(chain);
-
-	if (n < 2)
-		return 0;
-	if (X509_get_ext_by_NID(sk_X509_value(chain, n - 2), NID_authority_key_identifier, -1) < 0)
-		return E2VERITY_ET_CERT_UNTRUSTED;
-	return 0;
-}
-
-/*
- * Like the kernel's .fs-verity keyring, any certificate in @cafile is a trust
- * anchor (an intermediate will do), and validity dates are not checked: an
- * image is often verified long after it was signed.
- */
-static errcode_t e2v_check_chain(X509 *cert, STACK_OF(X509) * untrusted, const char *cafile)
-{
-	struct e2v_pass no_pass = { 0 };
-	X509_STORE_CTX *ctx = NULL;
-	X509_STORE *store;
-	unsigned int n = 0;
-	BIO *bio = NULL;
-	errcode_t err;
-	X509 *ca;
-
-	store = X509_STORE_new();
-	if (!store)
-		return E2VERITY_ET_NO_MEMORY;
-	err = e2v_open_pem(cafile, &bio);
-	if (err) {
-		/* the caller could not tell this errno from one about the certificate */
-		err = E2VERITY_ET_CA_LOAD;
-		goto out;
-	}
-	while ((ca = PEM_read_bio_X509(bio, NULL, e2v_pass_cb, &no_pass))) {
-		int ok = X509_STORE_add_cert(store, ca);
-
-		X509_free(ca);
-		if (!ok) {
-			err = E2VERITY_ET_CA_LOAD;
-			goto out;
-		}
-		n++;
-	}
-	if (!n) {
-		err = E2VERITY_ET_CA_LOAD;
-		goto out;
-	}
-	X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME);
-	err = E2VERITY_ET_NO_MEMORY;
-	ctx = X509_STORE_CTX_new();
-	/* the certificates the signature carries may link the signer to the CA */
-	if (!ctx || X509_STORE_CTX_init(ctx, store, cert, untrusted) != 1)
-		goto out;
-	err = X509_verify_cert(ctx) == 1 ? 0 : E2VERITY_ET_CERT_UNTRUSTED;
-	if (!err)
-		err = e2v_kernel_can_chain(X509_STORE_CTX_get0_chain(ctx));
-out:
-	X509_STORE_CTX_free(ctx);
-	X509_STORE_free(store);
-	BIO_free(bio);
-	return err;
-}
-
-/* The signer, found among the certificates the signature carries. */
-static errcode_t e2v_signer_in_message(PKCS7 *p7, X509 **signer)
-{
-	STACK_OF(X509) * signers;
-
-	*signer = NULL;
-	signers = PKCS7_get0_signers(p7, NULL, PKCS7_BINARY);
-	if (!signers || sk_X509_num(signers) != 1) {
-		sk_X509_free(signers);
-		return E2VERITY_ET_SIGNER_NOT_FOUND;
-	}
-	*signer = sk_X509_value(signers, 0);
-	X509_up_ref(*signer);
-	sk_X509_free(signers);
-	return 0;
-}
-
-errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
-				    size_t sig_size, const char *certfile, const char *cafile)
-{
-	/* the signer is the certificate given, or else the one the message carries */
-	const int flags = PKCS7_BINARY | PKCS7_NOVERIFY | (certfile ? PKCS7_NOINTERN : 0);
-	uint8_t msg[E2VERITY_FORMATTED_DIGEST_MAX];
-	STACK_OF(X509) *certs = NULL;
-	X509 *cert = NULL;
-	PKCS7 *p7 = NULL;
-	BIO *data = NULL;
-	size_t msg_len;
-	errcode_t err;
-
-	err = e2verity_formatted_digest(alg, digest, msg, &msg_len);
-	if (err)
-		return err;
-	if (!certfile && !cafile)
-		return E2VERITY_ET_CERT_LOAD;
-	ERR_set_mark();
-	err = e2v_parse_pkcs7(sig, sig_size, &p7);
-	if (err)
-		goto out;
-	err = certfile ? e2v_load_cert(certfile, &cert) : e2v_signer_in_message(p7, &cert);
-	if (err)
-		goto out;
-	err = E2VERITY_ET_NO_MEMORY;
-	certs = sk_X509_new_null();
-	data = BIO_new_mem_buf(msg, msg_len);
-	if (!certs || !data || !sk_X509_push(certs, cert))
-		goto out;
-	if (PKCS7_verify(p7, certs, NULL, data, NULL, flags) != 1) {
-		err = E2VERITY_ET_SIG_INVALID;
-		goto out;
-	}
-	err = cafile ? e2v_check_chain(cert, p7->d.sign->cert, cafile) : 0;
-out:
-	BIO_free(data);
-	sk_X509_free(certs);
-	X509_free(cert);
-	PKCS7_free(p7);
-	ERR_pop_to_mark();
-	return err;
-}
-
-errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size)
-{
-	PKCS7 *p7;
-	errcode_t err;
-
-	ERR_set_mark();
-	err = e2v_parse_pkcs7(sig, sig_size, &p7);
-	PKCS7_free(p7);
 	ERR_pop_to_mark();
 	return err;
 }

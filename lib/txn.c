@@ -4,7 +4,9 @@
 
 #include <stdlib.h>
 
+#include "jbd2.h"
 #include "txn.h"
+#include "txn_io.h"
 
 struct e2v_range {
 	blk64_t blk;

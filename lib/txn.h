@@ -1,51 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* txn.h - internal: the transaction channel (txn_io.c) and the jbd2 journal writer (jbd2.c) */
+/* txn.h - internal: the superblock write that transactions order */
 #ifndef E2VERITY_TXN_H
 #define E2VERITY_TXN_H
 
 #include "private.h"
 
-/* a metadata block held for the transaction */
-struct e2v_held {
-	blk64_t blk;
-	uint8_t *buf; /* one filesystem block */
-};
-
-/* txn_io.c */
-errcode_t e2v_txn_io_wrap(ext2_filsys fs);
-int e2v_txn_io_is(ext2_filsys fs);
-io_channel e2v_txn_io_inner(io_channel c);
-/* the held blocks (a malloc'ed copy of the table in *@v when @v); (size_t)-1 without memory */
-size_t e2v_txn_io_held(io_channel c, struct e2v_held **v);
-void e2v_txn_io_drop_all(io_channel c);
-void e2v_txn_io_set_dropping(io_channel c, int on);
-
-/* jbd2.c: an internal ext4 journal, as the kernel's jbd2 writes it */
-struct e2v_jbd2 {
-	ext2_filsys fs;
-	io_channel io; /* the channel below the transaction channel */
-	ext2_ino_t ino;
-	uint8_t *sb; /* the journal superblock's block */
-	blk64_t sb_pblk;
-	uint32_t first, last; /* the log: [first, last) */
-	uint32_t sequence;
-	uint32_t incompat;
-	uint32_t seed; /* crc32c of the journal's UUID */
-};
-
-errcode_t e2v_jbd2_open(ext2_filsys fs, io_channel io, struct e2v_jbd2 *j);
-void e2v_jbd2_close(struct e2v_jbd2 *j);
-/* journal blocks a transaction of @nblocks metadata blocks takes */
-uint64_t e2v_jbd2_txn_blocks(const struct e2v_jbd2 *j, uint64_t nblocks);
-static inline uint64_t e2v_jbd2_capacity(const struct e2v_jbd2 *j)
-{
-	return j->last - j->first;
-}
-/* Writes the transaction's log blocks and its commit block, and makes the log start there. */
-errcode_t e2v_jbd2_commit(struct e2v_jbd2 *j, const struct e2v_held *v, size_t n);
-/* After the checkpoint: the log is empty again. */
-errcode_t e2v_jbd2_empty(struct e2v_jbd2 *j);
-/* Sets or clears needs_recovery in the superblock on disk (not the in-memory one). */
-errcode_t e2v_jbd2_mark_recovery(struct e2v_jbd2 *j, int on);
+/* Writes the primary superblock alone, now (or into the transaction) */
+errcode_t e2v_write_super(ext2_filsys fs);
 
 #endif /* E2VERITY_TXN_H */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "txn.h"
+#include "txn_io.h"
 
 /*
  * Every write libext2fs makes is metadata unless the library said it is

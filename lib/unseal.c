@@ -2,7 +2,11 @@
 /* unseal.c - remove a file's fs-verity metadata: free the blocks past EOF, clear the flag */
 #include "config.h"
 
+#include "orphan.h"
+#include "past_eof.h"
+#include "punch.h"
 #include "seal_blocks.h"
+#include "seal_quota.h"
 
 /*
  * Everything that can refuse the unseal, before anything is written.  On

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "workers.h"
-
-#define E2V_MAX_THREADS 64
 
 /* What one thread keeps between jobs: its own hash state and zero-block hash. */
 struct e2v_worker {

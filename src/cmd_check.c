@@ -177,10 +177,10 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed);
 }
 
-/* The template's placeholders say which of the finding's values mean something. */
+/* The row says which of the finding's values mean something. */
 static void e2v_json_finding(struct e2v_json *j, const struct e2verity_finding *f)
 {
-	const char *t = f->problem->message;
+	const unsigned int fields = f->problem->fields;
 	char msg[1024], hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
 
 	e2verity_finding_format(f, msg, sizeof(msg));
@@ -189,27 +189,27 @@ static void e2v_json_finding(struct e2v_json *j, const struct e2verity_finding *
 	e2v_json_string(j, "id", f->problem->id);
 	e2v_json_string(j, "severity", e2verity_severity_name(f->problem->severity));
 	e2v_json_string(j, "message", msg);
-	if (strstr(t, "%v") || strstr(t, "%h"))
+	if (fields & E2VERITY_FIELD_VALUE)
 		e2v_json_uint(j, "value", f->value);
-	if (strstr(t, "%x"))
+	if (fields & E2VERITY_FIELD_EXPECTED)
 		e2v_json_uint(j, "expected", f->expected);
-	if (strstr(t, "%o"))
+	if (fields & E2VERITY_FIELD_OFFSET)
 		e2v_json_uint(j, "offset", f->offset);
-	if (strstr(t, "%l"))
+	if (fields & E2VERITY_FIELD_LEVEL)
 		e2v_json_uint(j, "level", f->level);
-	if (strstr(t, "%b"))
+	if (fields & E2VERITY_FIELD_BLOCK)
 		e2v_json_uint(j, "block", f->block);
-	if (strstr(t, "%n"))
+	if (fields & E2VERITY_FIELD_COUNT)
 		e2v_json_uint(j, "count", f->count);
-	if (strstr(t, "%S")) {
+	if (fields & E2VERITY_FIELD_STORED) {
 		e2v_bin2hex(f->stored, f->hash_size, hex);
 		e2v_json_string(j, "stored_hash", hex);
 	}
-	if (strstr(t, "%C")) {
+	if (fields & E2VERITY_FIELD_COMPUTED) {
 		e2v_bin2hex(f->computed, f->hash_size, hex);
 		e2v_json_string(j, "computed_hash", hex);
 	}
-	if (strstr(t, "%e"))
+	if (fields & E2VERITY_FIELD_ERR)
 		e2v_json_string(j, "error", error_message(f->err));
 	e2v_json_end_object(j);
 }

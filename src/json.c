@@ -90,10 +90,19 @@ void e2v_json_write_string(FILE *f, const char *str)
 	fputc('"', f);
 }
 
+/*
+ * The member count of the innermost level.  Levels deeper than the table
+ * share its last slot: their commas may be off, but depth stays balanced.
+ */
+static int *e2v_json_count(struct e2v_json *j)
+{
+	return &j->count[(j->depth < E2V_JSON_MAX_DEPTH ? j->depth : E2V_JSON_MAX_DEPTH) - 1];
+}
+
 static void e2v_json_member(struct e2v_json *j, const char *key)
 {
 	if (j->depth > 0) {
-		if (j->count[j->depth - 1]++)
+		if ((*e2v_json_count(j))++)
 			fputc(',', j->f);
 		fputc('\n', j->f);
 		for (int i = 0; i < j->depth; i++)
@@ -109,14 +118,19 @@ static void e2v_json_open(struct e2v_json *j, const char *key, char c)
 {
 	e2v_json_member(j, key);
 	fputc(c, j->f);
-	if (j->depth < E2V_JSON_MAX_DEPTH - 1)
-		j->count[j->depth++] = 0;
+	/* every open counts, or a close too many would climb out of the table */
+	j->depth++;
+	if (j->depth <= E2V_JSON_MAX_DEPTH)
+		*e2v_json_count(j) = 0;
 }
 
 static void e2v_json_close(struct e2v_json *j, char c)
 {
-	int had = j->count[j->depth - 1];
+	int had;
 
+	if (j->depth == 0)
+		return;
+	had = *e2v_json_count(j);
 	j->depth--;
 	if (had) {
 		fputc('\n', j->f);

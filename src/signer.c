@@ -15,22 +15,24 @@
 
 #define E2V_PASS_MAX 1024
 
-/* The library reports errno values without saying which file they concern. */
+/* what the library last said failed: it names the file, so nothing is reopened to guess */
+static struct {
+	errcode_t err;
+	char object[PATH_MAX];
+} e2v_last_failure;
+
+static void e2v_note_failure(void *ctx, errcode_t err, const char *object, const char *detail)
+{
+	e2v_last_failure.err = err;
+	snprintf(e2v_last_failure.object, sizeof(e2v_last_failure.object), "%s",
+		 object ? object : "");
+}
+
 const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile)
 {
-	int fd;
-
-	if (!certfile || err == E2VERITY_ET_KEY_LOAD || err == E2VERITY_ET_KEY_PASS_NEEDED ||
-	    err == E2VERITY_ET_KEY_BAD_PASS || err == E2VERITY_ET_KEY_CERT_MISMATCH)
-		return keyfile;
-	if (err == E2VERITY_ET_CERT_LOAD)
-		return certfile;
-	/* the key is read first: if it opens, the certificate was at fault */
-	fd = open(keyfile, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return keyfile;
-	close(fd);
-	return certfile;
+	if (e2v_last_failure.err == err && e2v_last_failure.object[0])
+		return e2v_last_failure.object;
+	return certfile && err == E2VERITY_ET_CERT_LOAD ? certfile : keyfile;
 }
 
 /* The first line of @fd, without its newline; read a byte at a time so nothing more is taken. */
@@ -111,6 +113,8 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 	errcode_t err;
 
 	*signer = NULL;
+	e2v_last_failure.err = 0;
+	e2verity_set_log_callback(e2v_note_failure, NULL);
 	if (o->key_pass) {
 		err = e2v_pass_from(o->key_pass, pass, sizeof(pass));
 		if (err) {

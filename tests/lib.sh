@@ -93,6 +93,188 @@ with_undo()
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$@"
 }
 
+# same WHAT GOT WANT: passes when GOT is WANT, else says both
+same()
+{
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', want '$3'"; fi
+}
+
+# ---- bytes --------------------------------------------------------------------------------------
+
+# hex2bin HEX: the bytes, with POSIX tools only (printf octal escapes)
+hex2bin()
+{
+	# shellcheck disable=SC2059
+	printf "$(printf '%s' "$1" | awk '{
+		for (i = 1; i < length($0); i += 2) {
+			hi = index("0123456789abcdef", substr($0, i, 1)) - 1
+			lo = index("0123456789abcdef", substr($0, i + 1, 1)) - 1
+			printf "\\%03o", hi * 16 + lo
+		}
+	}')"
+}
+
+# le32 N: the four little-endian bytes of N, on standard output
+le32()
+{
+	# shellcheck disable=SC2059
+	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
+		$(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"
+}
+
+# put_le32 FILE OFFSET N: le32 N written over the bytes of FILE at OFFSET
+put_le32()
+{
+	le32 "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# put_random FILE OFFSET COUNT: COUNT random bytes at OFFSET (a multiple of 4096), the rest of FILE
+# kept (holes stay holes)
+put_random()
+{
+	head -c "$3" /dev/urandom | dd of="$1" bs=4096 seek="$(($2 / 4096))" conv=notrunc 2>/dev/null
+}
+
+# flip_at FILE OFFSET [XOR]: XOR one byte (default 0xff); fails unless it reads back changed
+flip_at()
+{
+	_fb=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	[ -n "$_fb" ] || return 1
+	# shellcheck disable=SC2059
+	printf "$(printf '\\%03o' $((_fb ^ ${3:-255})))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+	[ "$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')" -eq $((_fb ^ ${3:-255})) ]
+}
+
+# ---- ext4 images (e2fsprogs as the oracle) --------------------------------------------------------
+
+# fsck_clean IMG: e2fsck -fn finds nothing (exit 0); what it found goes to stderr
+fsck_clean()
+{
+	e2fsck -fn "$1" >"$T_TMP/fsck.out" 2>&1 || {
+		cat "$T_TMP/fsck.out" >&2
+		return 1
+	}
+}
+
+# sb_field IMG NAME: a superblock field as `dumpe2fs -h` prints it ("Block size", "Free blocks")
+sb_field()
+{
+	dumpe2fs -h "$1" 2>/dev/null | sed -n "s/^$2: *//p"
+}
+
+# fs_block_size IMG
+fs_block_size()
+{
+	sb_field "$1" "Block size"
+}
+
+# has_feature IMG FEATURE: the superblock lists FEATURE (e.g. verity, needs_recovery)
+has_feature()
+{
+	sb_field "$1" "Filesystem features" | tr ' ' '\n' | grep -qx "$2"
+}
+
+# img_offset IMG PATH FILE_OFFSET: the byte offset in IMG of a byte of the file PATH (fails if
+# that byte is in a hole)
+img_offset()
+{
+	_bs=$(fs_block_size "$1")
+	_p=$(debugfs -R "bmap \"$2\" $(($3 / _bs))" "$1" 2>/dev/null)
+	case $_p in
+	'' | *[!0-9]*) _p=0 ;;
+	esac
+	[ "$_p" -gt 0 ] || {
+		echo "img_offset: $2 offset $3 is not mapped" >&2
+		return 1
+	}
+	echo $((_p * _bs + $3 % _bs))
+}
+
+# flip IMG PATH FILE_OFFSET [XOR]: XOR one byte of a file inside the image
+flip()
+{
+	_o=$(img_offset "$1" "$2" "$3") || return 1
+	flip_at "$1" "$_o" "${4:-255}"
+}
+
+# ---- where ext4 keeps fs-verity metadata (doc/format.md, section 3) -----------------------------
+
+# round_up X A: X rounded up to a multiple of A
+round_up()
+{
+	echo $(((($1) + ($2) - 1) / ($2) * ($2)))
+}
+
+# metadata_pos SIZE: where the Merkle tree of a file of SIZE bytes starts
+metadata_pos()
+{
+	round_up "$1" 65536
+}
+
+# verity_layout SIZE TREE_SIZE SIG_SIZE BS: "TREE_POS DESC_POS END", the tree's and the
+# descriptor's offsets and the end of the file's last block (its last 4 bytes: the size word)
+verity_layout()
+{
+	_vm=$(metadata_pos "$1")
+	_vd=$(round_up $((_vm + $2)) "$4")
+	echo "$_vm $_vd $(round_up $((_vd + 256 + $3 + 4)) "$4")"
+}
+
+# ---- certificates and keys (openssl) ------------------------------------------------------------
+
+# openssl_ok ARGS...: openssl, quiet; if it fails, its message, a failure, and the end of the test
+openssl_ok()
+{
+	openssl "$@" >/dev/null 2>"$T_TMP/openssl.err" || {
+		cat "$T_TMP/openssl.err" >&2
+		fail "openssl $*"
+		finish
+	}
+}
+
+# self_signed KEY CERT [CN]: a self-signed certificate CERT for the private key KEY, which is made
+# (RSA 2048, PEM) unless it exists
+self_signed()
+{
+	if [ -e "$1" ]; then
+		openssl_ok req -x509 -new -key "$1" -out "$2" -days 2 -subj "/CN=${3:-e2verity test}"
+	else
+		openssl_ok req -x509 -newkey rsa:2048 -nodes -keyout "$1" -out "$2" -days 2 \
+			-subj "/CN=${3:-e2verity test}"
+	fi
+}
+
+# test_ca NAME [ISSUER]: NAME.key and NAME.crt of a CA, self-signed, or issued by the CA ISSUER
+test_ca()
+{
+	if [ $# -eq 1 ]; then
+		openssl_ok req -x509 -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.crt" -days 2 \
+			-subj "/CN=e2verity test $1" -addext basicConstraints=critical,CA:TRUE \
+			-addext keyUsage=critical,keyCertSign,digitalSignature
+	else
+		printf '%s\n' basicConstraints=critical,CA:TRUE keyUsage=critical,keyCertSign \
+			subjectKeyIdentifier=hash authorityKeyIdentifier=keyid >"$T_TMP/ca.ext"
+		_test_issue "$1" "$2" "$T_TMP/ca.ext"
+	fi
+}
+
+# test_signer NAME ISSUER: NAME.key and NAME.crt of a signer the CA ISSUER issued; with the
+# Authority Key Identifier, by which the kernel finds the CA in its keyring
+test_signer()
+{
+	printf '%s\n' basicConstraints=CA:FALSE keyUsage=critical,digitalSignature \
+		subjectKeyIdentifier=hash authorityKeyIdentifier=keyid >"$T_TMP/signer.ext"
+	_test_issue "$1" "$2" "$T_TMP/signer.ext"
+}
+
+_test_issue()
+{
+	openssl_ok req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "/CN=e2verity test $1"
+	openssl_ok x509 -req -in "$1.csr" -CA "$2.crt" -CAkey "$2.key" -CAcreateserial -days 2 \
+		-extfile "$3" -out "$1.crt"
+}
+
 # prints the totals in automake's plain form and exits with the test's status
 finish()
 {

@@ -43,14 +43,14 @@ sif()
 poke_le64()
 {
 	_o=$(img_offset img "$1" "$2") || return 1
-	le32 img "$_o" $(($3 & 0xffffffff))
-	le32 img $((_o + 4)) $(($3 >> 32 & 0xffffffff))
+	put_le32 img "$_o" $(($3 & 0xffffffff))
+	put_le32 img $((_o + 4)) $(($3 >> 32 & 0xffffffff))
 }
 
 poke_le32()
 {
 	_o=$(img_offset img "$1" "$2") || return 1
-	le32 img "$_o" "$3"
+	put_le32 img "$_o" "$3"
 }
 
 # run COMMAND ARGS...: one e2verity command under LIMIT: "$ e2verity ...", stdout, stderr, exit status

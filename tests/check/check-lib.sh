@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# check-lib.sh - sealed files made by an independent oracle (fsverity-utils + debugfs), and byte flips
+# check-lib.sh - sealed files made by an independent oracle (fsverity-utils + debugfs)
 #
 # Source after tests/lib.sh.  A sealed file is assembled without e2verity: the Merkle tree and
 # descriptor of `fsverity digest --out-merkle-tree --out-descriptor`, laid out past the data as ext4
@@ -8,29 +8,6 @@
 # verity flag set with `sif`.
 
 require_cmd fsverity debugfs mke2fs e2fsck dumpe2fs od dd truncate cmp
-
-# fsck_clean IMG: e2fsck -fn finds nothing (its output goes to stderr if it does)
-fsck_clean()
-{
-	e2fsck -fn "$1" >"$T_TMP/fsck.out" 2>&1 || {
-		cat "$T_TMP/fsck.out" >&2
-		return 1
-	}
-}
-
-# fs_block_size IMG
-fs_block_size()
-{
-	dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block size: *//p'
-}
-
-# le32 FILE OFFSET VALUE: write a little-endian 32-bit value
-le32()
-{
-	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($3 & 255)) $(($3 >> 8 & 255)) \
-		$(($3 >> 16 & 255)) $(($3 >> 24 & 255)))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
 
 # seal_oracle IMG SRC NAME [--extra-block] [--sig=SIGFILE] [fsverity digest options...]
 # Writes host file SRC into IMG as /NAME, sealed.  --extra-block allocates one more written block
@@ -58,9 +35,9 @@ seal_oracle()
 	_bs=$(fs_block_size "$_img")
 	_size=$(stat -c %s "$_src")
 	_tsize=$(stat -c %s "$_w.tree")
-	_mpos=$(((_size + 65535) / 65536 * 65536))
-	_dpos=$(((_mpos + _tsize + _bs - 1) / _bs * _bs))
-	_end=$(((_dpos + 256 + _sigsize + 4 + _bs - 1) / _bs * _bs))
+	read -r _mpos _dpos _end <<EOL
+$(verity_layout "$_size" "$_tsize" "$_sigsize" "$_bs")
+EOL
 	cp "$_src" "$_w.comp" || return 1
 	truncate -s "$((_end + _extra * _bs))" "$_w.comp"
 	if [ "$_tsize" -gt 0 ]; then
@@ -71,10 +48,10 @@ seal_oracle()
 		return 1
 	if [ -n "$_sig" ]; then
 		# ext4 keeps the signature's length in the descriptor's sig_size field
-		le32 "$_w.comp" $((_dpos + 4)) "$_sigsize"
+		put_le32 "$_w.comp" $((_dpos + 4)) "$_sigsize"
 		dd if="$_sig" of="$_w.comp" bs=1 seek=$((_dpos + 256)) conv=notrunc status=none
 	fi
-	le32 "$_w.comp" $((_end - 4)) $((256 + _sigsize))
+	put_le32 "$_w.comp" $((_end - 4)) $((256 + _sigsize))
 	[ "$_extra" -eq 1 ] && printf 'x' | dd of="$_w.comp" bs=1 seek="$_end" conv=notrunc status=none
 	debugfs -w -R "write $_w.comp \"$_name\"" "$_img" >/dev/null 2>&1 || return 1
 	debugfs -w -f - "$_img" >/dev/null 2>&1 <<EOF || return 1
@@ -88,39 +65,6 @@ EOF
 write_plain()
 {
 	debugfs -w -R "write $2 $3" "$1" >/dev/null 2>&1
-}
-
-# img_offset IMG PATH FILE_OFFSET: the byte offset in IMG of a file byte (fails if unmapped)
-img_offset()
-{
-	_bs=$(fs_block_size "$1")
-	_p=$(debugfs -R "bmap \"$2\" $(($3 / _bs))" "$1" 2>/dev/null)
-	[ "${_p:-0}" -gt 0 ] || {
-		echo "img_offset: $2 offset $3 is not mapped" >&2
-		return 1
-	}
-	echo $((_p * _bs + $3 % _bs))
-}
-
-# flip_at FILE OFFSET [XOR]: XOR one byte (default 0xff)
-flip_at()
-{
-	_b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-	printf "$(printf '\\%03o' $((_b ^ ${3:-255})))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-
-# flip IMG PATH FILE_OFFSET [XOR]: XOR one byte of a file inside the image
-flip()
-{
-	_o=$(img_offset "$1" "$2" "$3") || return 1
-	flip_at "$1" "$_o" "${4:-255}"
-}
-
-# metadata_pos SIZE: where ext4 puts the Merkle tree of a file of SIZE bytes
-metadata_pos()
-{
-	echo $((($1 + 65535) / 65536 * 65536))
 }
 
 # oracle_digest SRC [fsverity digest options...]: "alg:hex"
@@ -164,23 +108,30 @@ EOL
 	write_plain "$_img" "$_d/plain" plain
 }
 
+# list_entry LINE: a line of SRCDIR/list split into _n (the name in the image), _opts (the
+# fsverity digest options) and _h (the host copy's name in SRCDIR)
+list_entry()
+{
+	case $1 in
+	"dir/sub/nested file"*)
+		_n="dir/sub/nested file"
+		_opts=${1#"dir/sub/nested file"}
+		_h=nested
+		;;
+	*)
+		_n=${1%% *}
+		_opts=${1#"$_n"}
+		_h=$_n
+		;;
+	esac
+}
+
 # seal_list IMG SRCDIR: seal every file of SRCDIR/list (NAME [options]; "nested file" is a name
 # with a space: the host copy of "dir/sub/nested file" is SRCDIR/nested)
 seal_list()
 {
 	while read -r _line; do
-		case $_line in
-		"dir/sub/nested file"*)
-			_n="dir/sub/nested file"
-			_opts=${_line#"dir/sub/nested file"}
-			_h=nested
-			;;
-		*)
-			_n=${_line%% *}
-			_opts=${_line#"$_n"}
-			_h=$_n
-			;;
-		esac
+		list_entry "$_line"
 		# shellcheck disable=SC2086
 		seal_oracle "$1" "$2/$_h" "$_n" $_opts || return 1
 	done <"$2/list"
@@ -190,18 +141,7 @@ seal_list()
 expected_lines()
 {
 	while read -r _line; do
-		case $_line in
-		"dir/sub/nested file"*)
-			_n="dir/sub/nested file"
-			_opts=${_line#"dir/sub/nested file"}
-			_h=nested
-			;;
-		*)
-			_n=${_line%% *}
-			_opts=${_line#"$_n"}
-			_h=$_n
-			;;
-		esac
+		list_entry "$_line"
 		# shellcheck disable=SC2086
 		echo "$(oracle_digest "$1/$_h" $_opts) /$_n"
 	done <"$1/list"

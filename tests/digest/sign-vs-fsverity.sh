@@ -10,34 +10,12 @@ cd "$T_TMP" || exit 1
 
 # Keys are made now, never committed.  RSA PKCS#1 v1.5 signatures are
 # deterministic, so RSA blobs must be equal byte for byte; ECDSA ones are not.
-openssl_quiet()
-{
-	openssl "$@" 2>openssl.err || { cat openssl.err >&2; fail "openssl $*"; finish; }
-}
-make_cert()
-{
-	openssl_quiet req -x509 -new -key "$1.key" -subj "/CN=e2verity test $1" -days 2 \
-		-out "$1.crt"
-}
-openssl_quiet genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa2048.key
-openssl_quiet genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:4096 -out rsa4096.key
-openssl_quiet genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ec.key
+openssl_ok genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa2048.key
+openssl_ok genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:4096 -out rsa4096.key
+openssl_ok genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ec.key
 for k in rsa2048 rsa4096 ec; do
-	make_cert $k
+	self_signed $k.key $k.crt "e2verity test $k"
 done
-
-# hex2bin HEX: the bytes, with POSIX tools only (printf octal escapes)
-hex2bin()
-{
-	# shellcheck disable=SC2059
-	printf "$(printf '%s' "$1" | awk '{
-		for (i = 1; i < length($0); i += 2) {
-			hi = index("0123456789abcdef", substr($0, i, 1)) - 1
-			lo = index("0123456789abcdef", substr($0, i + 1, 1)) - 1
-			printf "\\%03o", hi * 16 + lo
-		}
-	}')"
-}
 
 # the ASN.1 outline of a DER file without offsets, lengths and the signature value
 asn1_outline()
@@ -108,9 +86,9 @@ check "--out-merkle-tree" cmp -s t1 t2
 check "--out-descriptor" cmp -s d1 d2
 
 # other key forms: traditional PEM, key and certificate in one file (either order), no --cert
-openssl_quiet pkey -in rsa2048.key -traditional -out rsa2048-trad.key
-openssl_quiet ecparam -name prime256v1 -genkey -out ec-trad.key
-openssl_quiet req -x509 -new -key ec-trad.key -subj /CN=trad -days 2 -out ec-trad.crt
+openssl_ok pkey -in rsa2048.key -traditional -out rsa2048-trad.key
+openssl_ok ecparam -name prime256v1 -genkey -out ec-trad.key
+openssl_ok req -x509 -new -key ec-trad.key -subj /CN=trad -days 2 -out ec-trad.crt
 cat rsa2048.key rsa2048.crt >key-cert.pem
 cat rsa2048.crt rsa2048.key >cert-key.pem
 fsverity sign f1 want.sig --key=rsa2048.key --cert=rsa2048.crt >want.out
@@ -127,8 +105,8 @@ done
 check "traditional EC key with EC PARAMETERS" test $? -eq 0
 
 # encrypted keys: the same bytes once the pass phrase is given
-openssl_quiet pkey -in rsa2048.key -aes256 -passout pass:s3cret -out enc.key
-openssl_quiet pkey -in rsa2048.key -traditional -aes128 -passout pass:s3cret -out enc-trad.key
+openssl_ok pkey -in rsa2048.key -aes256 -passout pass:s3cret -out enc.key
+openssl_ok pkey -in rsa2048.key -traditional -aes128 -passout pass:s3cret -out enc-trad.key
 for k in enc enc-trad; do
 	rm -f got.sig
 	"$E2VERITY" sign f1 got.sig --key=$k.key --cert=rsa2048.crt --key-pass=s3cret >got.out </dev/null

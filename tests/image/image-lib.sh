@@ -13,13 +13,7 @@ mkimg()
 		{ cat "$T_TMP/mke2fs.err" >&2; return 1; }
 }
 
-# fsck_clean IMG: e2fsck -fn finds nothing (exit 0)
-fsck_clean()
-{
-	e2fsck -fn "$1" >"$T_TMP/fsck.out" 2>&1 || { cat "$T_TMP/fsck.out" >&2; return 1; }
-}
-
-# field IMG PATH NAME: a value from debugfs stat (Flags, Size, Blockcount)
+# inode_field IMG PATH NAME: a value from debugfs stat (Flags, Size, Blockcount)
 inode_field()
 {
 	debugfs -R "stat \"$2\"" "$1" 2>/dev/null | tr ' ' '\n' | sed -n "/^$3:\$/{n;:a;/^\$/{n;ba};p;q}"
@@ -66,18 +60,6 @@ read_lblks()
 	[ "$(wc -c <"$rl_out")" -eq $((rl_bs * rl_count)) ]
 }
 
-# le32 N: four little-endian bytes
-le32()
-{
-	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
-		$(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"
-}
-
-round_up()
-{
-	echo $(((($1) + ($2) - 1) / ($2) * ($2)))
-}
-
 # check_sealed IMG PATH SRC [fsverity tree options...]
 # The file in the image is sealed exactly as the kernel would have sealed SRC:
 #  - data dumped back equals SRC; i_size unchanged; EXT4_VERITY_FL set
@@ -94,7 +76,7 @@ check_sealed()
 	shift 3
 	il_w=$T_TMP/cs
 	rm -rf "$il_w" && mkdir "$il_w" || return 1
-	il_bs=$(dumpe2fs -h "$il_img" 2>/dev/null | awk -F: '/^Block size/ { print $2 + 0 }')
+	il_bs=$(fs_block_size "$il_img")
 	fsverity digest "$@" --out-merkle-tree="$il_w/tree" --out-descriptor="$il_w/desc" "$il_src" \
 		>"$il_w/digest" || return 1
 	il_size=$(wc -c <"$il_src")
@@ -116,11 +98,11 @@ check_sealed()
 	fi
 
 	il_tree_size=$(wc -c <"$il_w/tree")
-	il_mpos=$(round_up "$il_size" 65536)
-	il_dpos=$(round_up $((il_mpos + il_tree_size)) "$il_bs")
 	il_sig=0
 	[ -z "$CS_SIG" ] || il_sig=$(wc -c <"$CS_SIG")
-	il_end=$(round_up $((il_dpos + 256 + il_sig + 4)) "$il_bs")
+	read -r il_mpos il_dpos il_end <<EOL
+$(verity_layout "$il_size" "$il_tree_size" "$il_sig" "$il_bs")
+EOL
 	# nothing allocated between the data and the tree
 	leaf_extents "$il_img" "$il_p" | awk -v lo=$(((il_size + il_bs - 1) / il_bs)) -v hi=$((il_mpos / il_bs)) '
 		{ split($1, l, "-"); if (l[2] >= lo && l[1] < hi) bad = 1 } END { exit bad }' ||

@@ -39,8 +39,7 @@ run_case()
 	"$E2VERITY" check "$rc_img" >"$rc_name.check" 2>&1
 	check "$rc_name: e2verity check passes all $rc_n files" \
 		grep -q ": $rc_n files checked, $rc_n passed, 0 failed" "$rc_name.check"
-	check "$rc_name: verity feature set" sh -c \
-		"dumpe2fs -h '$rc_img' 2>/dev/null | grep -q '^Filesystem features:.* verity'"
+	check "$rc_name: verity feature set" has_feature "$rc_img" verity
 	while IFS= read -r f; do
 		p=${f#.}
 		# shellcheck disable=SC2086

@@ -12,58 +12,19 @@ HELPER=${top_builddir:-.}/tests/image/seal-lib-helper
 t_tmpdir
 cd "$T_TMP" || exit 1
 
-ossl()
-{
-	openssl "$@" >/dev/null 2>openssl.err || { fail "openssl $*: $(cat openssl.err)"; finish; }
-}
-# ca NAME [ISSUER]: a CA, self-signed or issued by ISSUER; leaf NAME ISSUER: a signer it issues
-ca()
-{
-	if [ $# -eq 1 ]; then
-		ossl req -x509 -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.crt" -days 2 \
-			-subj "/CN=test $1" -addext basicConstraints=critical,CA:TRUE \
-			-addext keyUsage=critical,keyCertSign
-	else
-		printf '%s\n' basicConstraints=critical,CA:TRUE keyUsage=critical,keyCertSign \
-			subjectKeyIdentifier=hash authorityKeyIdentifier=keyid >ca.ext
-		ossl req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "/CN=test $1"
-		ossl x509 -req -in "$1.csr" -CA "$2.crt" -CAkey "$2.key" -CAcreateserial -days 2 \
-			-extfile ca.ext -out "$1.crt"
-	fi
-}
-leaf()
-{
-	printf '%s\n' keyUsage=critical,digitalSignature subjectKeyIdentifier=hash \
-		authorityKeyIdentifier=keyid >leaf.ext
-	ossl req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "/CN=test $1"
-	ossl x509 -req -in "$1.csr" -CA "$2.crt" -CAkey "$2.key" -CAcreateserial -days 2 \
-		-extfile leaf.ext -out "$1.crt"
-}
-ca ca
-ca otherca
-ca inter ca
-leaf signer ca
-leaf othersigner otherca
-leaf deep inter
-ossl req -x509 -newkey rsa:2048 -nodes -keyout self.key -out self.crt -days 2 -subj /CN=self
+test_ca ca
+test_ca otherca
+test_ca inter ca
+test_signer signer ca
+test_signer othersigner otherca
+test_signer deep inter
+self_signed self.key self.crt "self"
 # a certificate whose name alone is ~20 KiB: no signature carrying it fits
-ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout big.key -out big.crt \
+openssl_ok req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout big.key -out big.crt \
 	-days 2 -subj "/CN=big$(i=0; while [ $i -lt 400 ]; do printf '/OU=%040d' $i; i=$((i + 1)); done)"
 cat signer.crt big.crt >bigchain.pem
 cat deep.crt inter.crt >deep-bundle.pem
 
-# hex2bin HEX: the bytes, with POSIX tools only (printf octal escapes)
-hex2bin()
-{
-	# shellcheck disable=SC2059
-	printf "$(printf '%s' "$1" | awk '{
-		for (i = 1; i < length($0); i += 2) {
-			hi = index("0123456789abcdef", substr($0, i, 1)) - 1
-			lo = index("0123456789abcdef", substr($0, i + 1, 1)) - 1
-			printf "\\%03o", hi * 16 + lo
-		}
-	}')"
-}
 # ncerts SIG: the certificates a DER signature carries
 ncerts()
 {
@@ -204,7 +165,7 @@ unchanged "chain too large"
 expect_fail "chain too large (sign)" 1 "larger than the kernel's 16128 bytes" \
 	"$E2VERITY" sign src/a toolarge.sig --key=signer.key --cert=bigchain.pem
 check "chain too large: no signature file" test ! -e toolarge.sig
-ossl pkey -in signer.key -aes256 -passout pass:s3cret -out enc.key
+openssl_ok pkey -in signer.key -aes256 -passout pass:s3cret -out enc.key
 unset E2V_NO_SUCH_VAR
 expect_fail "pass phrase from an unset variable" 1 "while reading the pass phrase from 'env:E2V_NO_SUCH_VAR'" \
 	"$E2VERITY" seal --key=enc.key --cert=signer.crt --key-pass=env:E2V_NO_SUCH_VAR bad.img /a
@@ -223,8 +184,8 @@ expect_fail "--ca without signatures to verify" 2 "--ca needs" "$E2VERITY" seal 
 unchanged "usage errors"
 
 # a signer certificate without an Authority Key Identifier (openssl x509 -req adds none unasked)
-ossl req -newkey rsa:2048 -nodes -keyout noakid.key -out noakid.csr -subj /CN=noakid
-ossl x509 -req -in noakid.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -out noakid.crt
+openssl_ok req -newkey rsa:2048 -nodes -keyout noakid.key -out noakid.csr -subj /CN=noakid
+openssl_ok x509 -req -in noakid.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -out noakid.crt
 "$E2VERITY" sign src/a noakid.sig --key=noakid.key --cert=noakid.crt >/dev/null 2>err
 check "no Authority Key Identifier: sign warns" grep -q "warning: 'noakid.crt' has no Authority Key Identifier" err
 cp base.img noakid.img

@@ -10,7 +10,7 @@ cd "$T_TMP" || exit 1
 mkdir src
 head -c 100000 /dev/urandom >src/f
 mkimg base.img src 8M -b 1024 || { fail "mke2fs"; finish; }
-bc=$(dumpe2fs -h base.img 2>/dev/null | awk -F: '/^Block count/ { print $2 + 0 }')
+bc=$(sb_field base.img "Block count")
 # the data's last physical block, and how many blocks a seal adds
 data_end=$(leaf_extents base.img /f | tail -n 1 | awk '{ split($2, p, "-"); print p[2] }')
 cp base.img probe.img

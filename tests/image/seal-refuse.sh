@@ -94,7 +94,7 @@ refuse "sealed, metadata unreadable" 1 \
 
 # not enough room: fill the image, leaving fewer free blocks than one tree needs
 mkimg full.img src 8M -b 4096 -O ^has_journal
-free=$(dumpe2fs -h full.img 2>/dev/null | awk -F: '/^Free blocks/ { print $2 + 0 }')
+free=$(sb_field full.img "Free blocks")
 head -c $(((free - 1) * 4096)) /dev/urandom >filler
 debugfs -w -R "write filler filler" full.img >/dev/null 2>&1
 check "the filler fits" fsck_clean full.img

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_json.c - unit tests of src/json.c: string escaping, nesting and commas */
 #include <stdio.h>
+#include <string.h>
 
 #include "json.h"
 #include "unit.h"
@@ -96,6 +97,42 @@ START_TEST(test_document)
 }
 END_TEST
 
+/* nesting deeper than the writer tracks still closes back to the top */
+static void write_deep(FILE *f)
+{
+	struct e2v_json j;
+
+	e2v_json_init(&j, f);
+	for (int i = 0; i < E2V_JSON_MAX_DEPTH + 2; i++)
+		e2v_json_begin_array(&j, NULL);
+	for (int i = 0; i < E2V_JSON_MAX_DEPTH + 2; i++)
+		e2v_json_end_array(&j);
+	ck_assert_int_eq(j.depth, 0);
+	/* one close too many is ignored */
+	e2v_json_end_array(&j);
+	ck_assert_int_eq(j.depth, 0);
+}
+
+START_TEST(test_deep_nesting)
+{
+	char *got = capture(write_deep);
+	size_t len = strlen(got), open = 0, close = 0;
+
+	for (const char *p = got; *p; p++) {
+		open += *p == '[';
+		close += *p == ']';
+	}
+	ck_assert_uint_eq(open, E2V_JSON_MAX_DEPTH + 2);
+	ck_assert_uint_eq(close, E2V_JSON_MAX_DEPTH + 2);
+	/* the document ended once, at the top, not when a too deep level closed */
+	ck_assert_uint_ge(len, 2);
+	ck_assert_str_eq(got + len - 2, "]\n");
+	/* only the top level closes at indent 0, and it closes last */
+	ck_assert_ptr_eq(strstr(got, "\n]"), got + len - 3);
+	free(got);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -103,6 +140,7 @@ static Suite *json_suite(void)
 
 	tcase_add_test(tc, test_escapes);
 	tcase_add_test(tc, test_document);
+	tcase_add_test(tc, test_deep_nesting);
 	suite_add_tcase(s, tc);
 	return s;
 }

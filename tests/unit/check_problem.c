@@ -35,6 +35,39 @@ START_TEST(test_table_sorted_unique)
 }
 END_TEST
 
+/* a row's fields are exactly what its template prints: structured output shows the same */
+START_TEST(test_fields_match_template)
+{
+	static const struct {
+		char placeholder;
+		unsigned int field;
+	} map[] = {
+		{ 'v', E2VERITY_FIELD_VALUE },	  { 'h', E2VERITY_FIELD_VALUE },
+		{ 'x', E2VERITY_FIELD_EXPECTED }, { 'o', E2VERITY_FIELD_OFFSET },
+		{ 'b', E2VERITY_FIELD_BLOCK },	  { 'n', E2VERITY_FIELD_COUNT },
+		{ 'l', E2VERITY_FIELD_LEVEL },	  { 'S', E2VERITY_FIELD_STORED },
+		{ 'C', E2VERITY_FIELD_COMPUTED }, { 'e', E2VERITY_FIELD_ERR },
+	};
+	size_t n;
+	const struct e2verity_problem *t = e2verity_problem_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int printed = 0;
+
+		for (const char *p = t[i].message; *p; p++) {
+			if (*p != '%' || !p[1])
+				continue;
+			p++;
+			for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+				if (map[k].placeholder == *p)
+					printed |= map[k].field;
+		}
+		ck_assert_msg(printed == t[i].fields, "%s: fields 0x%x, template prints 0x%x",
+			      t[i].id, t[i].fields, printed);
+	}
+}
+END_TEST
+
 START_TEST(test_lookup_unknown)
 {
 	ck_assert_ptr_null(e2verity_problem_lookup(0));
@@ -155,6 +188,7 @@ static Suite *problem_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_table_sorted_unique);
+	tcase_add_test(tc, test_fields_match_template);
 	tcase_add_test(tc, test_lookup_unknown);
 	tcase_add_test(tc, test_stable_codes);
 	tcase_add_test(tc, test_format_values);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "unit.h"
-#include "private.h"
+#include "sha256_x2.h"
 
 /* OpenSSL's SHA-256 of the zero-padded salt block (if any) followed by @len bytes of @data */
 static void ref_sha256(const uint8_t *salt_block, const uint8_t *data, size_t len, uint8_t *out)

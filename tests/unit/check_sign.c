@@ -409,6 +409,48 @@ START_TEST(test_load_errors)
 }
 END_TEST
 
+static struct {
+	errcode_t err;
+	char object[4096];
+	int calls;
+} logged;
+
+static void log_cb(void *ctx, errcode_t err, const char *object, const char *detail)
+{
+	ck_assert_ptr_eq(ctx, &logged);
+	logged.err = err;
+	snprintf(logged.object, sizeof(logged.object), "%s", object ? object : "");
+	logged.calls++;
+}
+
+/* the library names the file that failed, so callers need not guess */
+static void expect_logged(const char *key, const char *cert, errcode_t want, const char *file)
+{
+	struct e2verity_signer *s;
+
+	memset(&logged, 0, sizeof(logged));
+	ck_assert_int_eq(e2verity_signer_load(key, cert, NULL, &s), want);
+	ck_assert_int_eq(logged.calls, 1);
+	ck_assert_int_eq(logged.err, want);
+	ck_assert_str_eq(logged.object, file);
+}
+
+START_TEST(test_load_errors_name_the_file)
+{
+	e2verity_set_log_callback(log_cb, &logged);
+	expect_logged("/nonexistent/key.pem", paths[F_EC_CERT], ENOENT, "/nonexistent/key.pem");
+	expect_logged(paths[F_EC_KEY], "/nonexistent/c.pem", ENOENT, "/nonexistent/c.pem");
+	expect_logged(paths[F_GARBAGE], paths[F_EC_CERT], E2VERITY_ET_KEY_LOAD, paths[F_GARBAGE]);
+	expect_logged(paths[F_EC_KEY], paths[F_GARBAGE], E2VERITY_ET_CERT_LOAD, paths[F_GARBAGE]);
+	expect_logged(paths[F_EC_KEY], paths[F_RSA_CERT], E2VERITY_ET_KEY_CERT_MISMATCH,
+		      paths[F_EC_KEY]);
+	expect_logged(paths[F_EC_KEY], tmpdir, EISDIR, tmpdir);
+	/* what was OpenSSL's is taken along, not left behind */
+	ck_assert_uint_eq(ERR_peek_error(), 0);
+	e2verity_set_log_callback(NULL, NULL);
+}
+END_TEST
+
 START_TEST(test_key_and_cert_in_one_file)
 {
 	struct e2verity_signer *s;
@@ -698,6 +740,7 @@ static Suite *sign_suite(void)
 	tcase_add_test(tc, test_verify_foreign_signature);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_load_errors_name_the_file);
 	tcase_add_test(tc, test_key_and_cert_in_one_file);
 	tcase_add_loop_test(tc, test_encrypted_key, 0, 2);
 	tcase_add_test(tc, test_ca);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* check_private.h - internal: what the parts of check share about the inode being checked */
-#ifndef E2VERITY_CHECK_PRIVATE_H
-#define E2VERITY_CHECK_PRIVATE_H
+/* report.h - internal: the inode being checked, and how its findings reach the caller */
+#ifndef E2VERITY_REPORT_H
+#define E2VERITY_REPORT_H
 
 #include "ahead.h"
 
@@ -27,19 +27,4 @@ errcode_t e2v_report(struct e2v_check *c, unsigned int code, struct e2verity_fin
 errcode_t e2v_report_values(struct e2v_check *c, unsigned int code, uint64_t value,
 			    uint64_t expected, uint64_t offset);
 
-/*
- * Re-hashes the data and compares every stored Merkle tree block with the
- * hash its parent keeps for it, as the kernel does on reads.
- */
-errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
-			 const struct e2v_verity_meta *m);
-
-/*
- * e2verity_check_inode() within the image-wide progress of e2verity_check_image(),
- * with the tree of @ino from @batch (or NULL) if it was made ahead
- */
-errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_check_opts *opts,
-			struct e2verity_check_stats *stats, uint64_t progress_base,
-			uint64_t progress_total, struct e2verity_batch *batch);
-
-#endif /* E2VERITY_CHECK_PRIVATE_H */
+#endif /* E2VERITY_REPORT_H */

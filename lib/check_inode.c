@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check.c - check one verity inode: flags, extents, size word, descriptor, tree, signature */
+/* check_inode.c - check one verity inode: flags, extents, size word, descriptor, tree, signature */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_private.h"
-
-/* Byte offsets in the on-disk descriptor (include/uapi/linux/fsverity.h) */
-#define DESC_ROOT_HASH 16
-#define DESC_SALT 80
-#define DESC_RESERVED 112
+#include "check_inode.h"
+#include "check_location.h"
+#include "descriptor.h"
+#include "geometry.h"
+#include "inode_rules.h"
+#include "layout.h"
+#include "past_eof.h"
+#include "check_tree.h"
+#include "report.h"
 
 /* damaged files whose blocks past EOF are checked for other owners (a scan of all inodes each) */
 #define E2V_OWNER_CHECKS 8
@@ -18,248 +21,29 @@
 /* the smallest page size Linux has: bytes up to its end share the EOF page */
 #define E2V_MIN_PAGE_SIZE 4096
 
-errcode_t e2v_report(struct e2v_check *c, unsigned int code, struct e2verity_finding *f)
-{
-	const struct e2verity_check_opts *o = c->opts;
-
-	f->problem = e2verity_problem_lookup(code);
-	f->ino = c->file->ino;
-	if (f->problem->severity == E2VERITY_SEV_ERROR)
-		c->file->errors++;
-	else
-		c->file->warnings++;
-	return o->finding ? o->finding(o->ctx, f) : 0;
-}
-
-errcode_t e2v_report_values(struct e2v_check *c, unsigned int code, uint64_t value,
-			    uint64_t expected, uint64_t offset)
-{
-	struct e2verity_finding f = { .value = value, .expected = expected, .offset = offset };
-
-	return e2v_report(c, code, &f);
-}
-
-/* the first non-zero byte of @buf, or -1 */
-static long e2v_first_nonzero(const uint8_t *buf, size_t len)
-{
-	/* nearly always all zeros: let memcmp scan it at memory speed */
-	if (e2v_all_zero(buf, len))
-		return -1;
-	for (size_t i = 0; i < len; i++)
-		if (buf[i])
-			return i;
-	return -1;
-}
-
 /*
- * The descriptor of a file whose size word is bad, found where ext4 would
- * have put it for some hash algorithm and tree block size: it tells how the
- * metadata should end.  Returns 1 and the layout if one is found.
- */
-static int e2v_guess_layout(struct e2v_ext4_file *f, struct e2verity_ext4_layout *l)
-{
-	const unsigned int bs = f->fs->blocksize;
-	const uint64_t mpos = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN);
-	uint8_t raw[E2VERITY_DESCRIPTOR_SIZE];
-
-	for (unsigned int alg = E2VERITY_HASH_SHA256; alg <= E2VERITY_HASH_SHA512; alg++) {
-		for (unsigned int log = 10; log <= 16; log++) {
-			struct e2verity_params p = { .hash_alg = alg, .block_size = 1u << log };
-			struct e2verity_geometry g;
-			uint64_t dpos;
-
-			if (e2verity_geometry(&p, f->size, &g))
-				continue;
-			dpos = e2v_round_up(mpos + g.tree_size, bs);
-			if (dpos / bs >= (1ULL << 32) ||
-			    e2v_ext4_file_read(f, raw, sizeof(raw), dpos))
-				continue;
-			if (raw[0] != 1 || raw[1] != alg || raw[2] != log || raw[3] > 32 ||
-			    e2v_get_le64(raw + 8) != f->size ||
-			    e2v_get_le32(raw + 4) > E2VERITY_MAX_SIGNATURE_SIZE ||
-			    !e2v_all_zero(raw + DESC_RESERVED, sizeof(raw) - DESC_RESERVED))
-				continue;
-			if (e2verity_ext4_layout(f->size, g.tree_size, e2v_get_le32(raw + 4), bs,
-						 l))
-				continue;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* The layout that ends first, of every hash and tree block size the filesystem allows */
-static int e2v_smallest_layout(struct e2v_ext4_file *f, struct e2verity_ext4_layout *min)
-{
-	int found = 0;
-
-	for (unsigned int alg = E2VERITY_HASH_SHA256; alg <= E2VERITY_HASH_SHA512; alg++) {
-		for (unsigned int log = 10; log <= 16 && (1u << log) <= f->fs->blocksize; log++) {
-			struct e2verity_params p = { .hash_alg = alg, .block_size = 1u << log };
-			struct e2verity_ext4_layout l;
-			struct e2verity_geometry g;
-
-			if (e2verity_geometry(&p, f->size, &g) ||
-			    e2verity_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, &l))
-				continue;
-			if (!found || l.end < min->end)
-				*min = l;
-			found = 1;
-		}
-	}
-	return found;
-}
-
-/*
- * Whether the extents end where ext4 would start the descriptor for some hash
- * and block size the filesystem allows, and not where the whole metadata of
- * another one would end: then the size word, not the length, is what is wrong.
- */
-static int e2v_ends_at_descriptor(struct e2v_ext4_file *f, uint64_t end,
-				  struct e2verity_ext4_layout *l)
-{
-	int found = 0;
-
-	for (unsigned int alg = E2VERITY_HASH_SHA256; alg <= E2VERITY_HASH_SHA512; alg++) {
-		for (unsigned int log = 10; log <= 16 && (1u << log) <= f->fs->blocksize; log++) {
-			struct e2verity_params p = { .hash_alg = alg, .block_size = 1u << log };
-			struct e2verity_ext4_layout x;
-			struct e2verity_geometry g;
-
-			if (e2verity_geometry(&p, f->size, &g) ||
-			    e2verity_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, &x))
-				continue;
-			if (x.end == end)
-				return 0;
-			if (x.desc_pos == end && !found) {
-				*l = x;
-				found = 1;
-			}
-		}
-	}
-	return found;
-}
-
-/* The kernel could not locate the descriptor from the size word: say why, as far as we can. */
-static errcode_t e2v_diagnose_location(struct e2v_check *c, struct e2v_ext4_file *f,
-				       const struct e2verity_ext4_layout *got)
-{
-	const unsigned int bs = f->fs->blocksize;
-	struct e2verity_ext4_layout want;
-	struct e2verity_finding fi = { 0 };
-
-	if (!e2v_guess_layout(f, &want)) {
-		/*
-		 * No descriptor anywhere ext4 could have put it.  If the extents end
-		 * before the smallest metadata any tree this filesystem allows
-		 * (tree blocks up to its block size) and a bare descriptor would
-		 * take, the metadata was cut short.
-		 */
-		if (e2v_smallest_layout(f, &want) && got->end < want.end)
-			return e2v_report_values(c, E2VERITY_PR_METADATA_TRUNCATED, got->end,
-						 want.end, 0);
-		/* or they end exactly where the descriptor of some tree would begin */
-		if (e2v_ends_at_descriptor(f, got->end, &want))
-			return e2v_report_values(c, E2VERITY_PR_METADATA_TRUNCATED, got->end,
-						 want.end, 0);
-		return e2v_report_values(c, E2VERITY_PR_NO_DESCRIPTOR, got->desc_size, 0,
-					 got->size_pos);
-	}
-	if (got->end > want.end) {
-		for (size_t i = 0; i < f->nr_extents; i++) {
-			const struct e2v_extent *e = &f->extents[i];
-			uint64_t first = e->lblk, last = e->lblk + e->len;
-
-			if (first < want.end / bs)
-				first = want.end / bs;
-			if (last > first)
-				fi.count += last - first;
-		}
-		fi.expected = want.end;
-		return e2v_report(c, E2VERITY_PR_BLOCKS_PAST_METADATA, &fi);
-	}
-	if (got->end < want.end)
-		return e2v_report_values(c, E2VERITY_PR_METADATA_TRUNCATED, got->end, want.end, 0);
-	return e2v_report_values(c, E2VERITY_PR_SIZE_WORD_BAD, got->desc_size, want.desc_size,
-				 got->size_pos);
-}
-
-/*
- * Validates every field, not just the first bad one as the kernel does.
- * Returns 1 if the fields allow hashing the data (the kernel may still refuse the
- * file), 0 if not; *@err gets a callback's error.
+ * Reports every bad field of the descriptor, not just the first as the kernel
+ * does.  Returns 1 if the fields allow hashing the data (the kernel may still
+ * refuse the file), 0 if not; *@err gets a callback's error.
  */
 static int e2v_check_fields(struct e2v_check *c, struct e2v_ext4_file *f,
 			    const struct e2v_verity_meta *m, errcode_t *err)
 {
-	const struct e2verity_descriptor *d = &m->desc;
-	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(d->hash_algorithm);
-	const uint8_t *raw = m->raw;
-	struct e2verity_params p = { 0 };
-	struct e2verity_geometry g;
-	int hashable = 1;
-	long nz;
+	const struct e2v_desc_limits lim = { .stored = m->layout.desc_size,
+					     .have_data_size = 1,
+					     .data_size = f->size,
+					     .fs_block_size = f->fs->blocksize };
+	struct e2v_desc_problem found[E2V_DESC_MAX_PROBLEMS];
+	int hashable;
+	size_t n;
 
-#define REPORT(code, v, x, o)                                                                      \
-	do {                                                                                       \
-		*err = e2v_report_values(c, code, v, x, o);                                        \
-		if (*err)                                                                          \
-			return 0;                                                                  \
-	} while (0)
-
-	if (d->version != 1)
-		REPORT(E2VERITY_PR_DESC_BAD_VERSION, d->version, 1, 0);
-	if (!alg) {
-		REPORT(E2VERITY_PR_DESC_BAD_HASH_ALG, d->hash_algorithm, 0, 1);
-		hashable = 0;
+	n = e2v_descriptor_problems(m->raw, &lim, found, &hashable);
+	for (size_t i = 0; i < n; i++) {
+		*err = e2v_report_values(c, found[i].code, found[i].value, found[i].expected,
+					 found[i].offset);
+		if (*err)
+			return 0;
 	}
-	if (d->log_blocksize < 10 || d->log_blocksize > 16) {
-		REPORT(E2VERITY_PR_DESC_BAD_LOG_BLOCKSIZE, d->log_blocksize, 0, 2);
-		hashable = 0;
-	} else if ((1u << d->log_blocksize) > f->fs->blocksize) {
-		REPORT(E2VERITY_PR_DESC_BLOCK_TOO_LARGE, 1u << d->log_blocksize, f->fs->blocksize,
-		       2);
-		hashable = 0;
-	}
-	if (d->salt_size > E2VERITY_MAX_SALT_SIZE) {
-		REPORT(E2VERITY_PR_DESC_BAD_SALT_SIZE, d->salt_size, E2VERITY_MAX_SALT_SIZE, 3);
-		hashable = 0;
-	}
-	if (d->sig_size > m->layout.desc_size - E2VERITY_DESCRIPTOR_SIZE)
-		REPORT(E2VERITY_PR_DESC_BAD_SIG_SIZE, d->sig_size,
-		       m->layout.desc_size - E2VERITY_DESCRIPTOR_SIZE, 4);
-	if (d->data_size != f->size) {
-		REPORT(E2VERITY_PR_DESC_BAD_DATA_SIZE, d->data_size, f->size, 8);
-		hashable = 0;
-	}
-	if (alg) {
-		nz = e2v_first_nonzero(raw + DESC_ROOT_HASH + alg->digest_size,
-				       DESC_SALT - DESC_ROOT_HASH - alg->digest_size);
-		if (nz >= 0)
-			REPORT(E2VERITY_PR_DESC_ROOT_PADDING,
-			       raw[DESC_ROOT_HASH + alg->digest_size + nz], 0,
-			       DESC_ROOT_HASH + alg->digest_size + nz);
-	}
-	if (d->salt_size <= E2VERITY_MAX_SALT_SIZE) {
-		nz = e2v_first_nonzero(raw + DESC_SALT + d->salt_size,
-				       DESC_RESERVED - DESC_SALT - d->salt_size);
-		if (nz >= 0)
-			REPORT(E2VERITY_PR_DESC_SALT_PADDING, raw[DESC_SALT + d->salt_size + nz], 0,
-			       DESC_SALT + d->salt_size + nz);
-	}
-	nz = e2v_first_nonzero(raw + DESC_RESERVED, E2VERITY_DESCRIPTOR_SIZE - DESC_RESERVED);
-	if (nz >= 0)
-		REPORT(E2VERITY_PR_DESC_RESERVED_SET, raw[DESC_RESERVED + nz], 0,
-		       DESC_RESERVED + nz);
-	if (hashable) {
-		p.hash_alg = d->hash_algorithm;
-		p.block_size = 1u << d->log_blocksize;
-		if (e2verity_geometry(&p, d->data_size, &g)) {
-			REPORT(E2VERITY_PR_DESC_TOO_MANY_LEVELS, 0, 0, 0);
-			hashable = 0;
-		}
-	}
-#undef REPORT
 	return hashable;
 }
 
@@ -488,38 +272,36 @@ static errcode_t e2v_check_owner(struct e2v_check *c, struct e2v_ext4_file *f)
 /* Flags and mode of the inode, then its contents. */
 static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 {
+	const struct e2v_inode_rule *rule;
 	struct ext2_inode_large inode;
 	struct e2v_ext4_file f;
-	uint32_t flags;
 	errcode_t err;
 
 	err = ext2fs_read_inode_full(c->fs, ino, EXT2_INODE(&inode), sizeof(inode));
 	if (err)
 		return err;
-	flags = inode.i_flags;
 	c->file->data_size = EXT2_I_SIZE(EXT2_INODE(&inode));
-	if (!(flags & EXT4_VERITY_FL))
+	if (!(inode.i_flags & EXT4_VERITY_FL))
 		return e2v_report_values(c, E2VERITY_PR_NOT_SEALED, 0, 0, 0);
 	if (!ext2fs_has_feature_verity(c->fs->super)) {
 		err = e2v_report_values(c, E2VERITY_PR_NO_VERITY_FEATURE, 0, 0, 0);
 		if (err)
 			return err;
 	}
-	if (!LINUX_S_ISREG(inode.i_mode))
-		return e2v_report_values(c, E2VERITY_PR_NOT_REGULAR, inode.i_mode, 0, 0);
-	if ((flags & EXT4_ENCRYPT_FL) && !ext2fs_has_feature_encrypt(c->fs->super))
-		return e2v_report_values(c, E2VERITY_PR_ENCRYPT_NO_FEATURE, 0, 0, 0);
-	if (flags & EXT4_ENCRYPT_FL) {
-		c->file->skipped = 1;
-		return e2v_report_values(c, E2VERITY_PR_ENCRYPTED, 0, 0, 0);
+	rule = e2v_inode_verity_rule(c->fs, EXT2_INODE(&inode), E2V_VERITY_CARRY);
+	if (rule) {
+		switch (rule->problem) {
+		case E2VERITY_PR_NOT_REGULAR:
+			return e2v_report_values(c, rule->problem, inode.i_mode, 0, 0);
+		case E2VERITY_PR_ENCRYPTED:
+			c->file->skipped = 1;
+			break;
+		case E2VERITY_PR_SIZE_TOO_LARGE:
+			return e2v_report_values(c, rule->problem, c->file->data_size,
+						 e2v_ext4_max_bytes(c->fs), 0);
+		}
+		return e2v_report_values(c, rule->problem, 0, 0, 0);
 	}
-	if (flags & EXT4_INLINE_DATA_FL)
-		return e2v_report_values(c, E2VERITY_PR_INLINE_DATA, 0, 0, 0);
-	if (!(flags & EXT4_EXTENTS_FL))
-		return e2v_report_values(c, E2VERITY_PR_NO_EXTENTS_FLAG, 0, 0, 0);
-	if (c->file->data_size > e2v_ext4_max_bytes(c->fs))
-		return e2v_report_values(c, E2VERITY_PR_SIZE_TOO_LARGE, c->file->data_size,
-					 e2v_ext4_max_bytes(c->fs), 0);
 
 	err = e2v_ext4_file_open(c->fs, ino, &f);
 	if (err == E2VERITY_ET_NO_MEMORY)

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * e2verity_core.h - the filesystem-agnostic half of libe2verity: hashes, Merkle
+ * trees, descriptors and signatures, usable without libext2fs' headers
+ */
+#ifndef E2VERITY_CORE_H
+#define E2VERITY_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <et/com_err.h>
+
+#include "e2verity_err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Hash algorithm numbers, as stored in fsverity_descriptor.hash_algorithm */
+#define E2VERITY_HASH_SHA256 1
+#define E2VERITY_HASH_SHA512 2
+
+#define E2VERITY_MAX_DIGEST_SIZE 64
+#define E2VERITY_MAX_SALT_SIZE 32
+#define E2VERITY_DESCRIPTOR_SIZE 256
+/* FS_VERITY_MAX_DESCRIPTOR_SIZE: descriptor plus built-in signature */
+#define E2VERITY_MAX_DESCRIPTOR_SIZE 16384
+#define E2VERITY_MAX_SIGNATURE_SIZE (E2VERITY_MAX_DESCRIPTOR_SIZE - E2VERITY_DESCRIPTOR_SIZE)
+#define E2VERITY_MAX_LEVELS 8
+#define E2VERITY_MIN_BLOCK_SIZE 1024
+#define E2VERITY_MAX_BLOCK_SIZE 65536
+#define E2VERITY_DEFAULT_BLOCK_SIZE 4096
+/* ext4 puts the Merkle tree at round_up(i_size, 64 KiB) */
+#define E2VERITY_EXT4_METADATA_ALIGN 65536
+/* "FSVerity" + le16 algorithm + le16 digest size + digest */
+#define E2VERITY_FORMATTED_DIGEST_MAX (12 + E2VERITY_MAX_DIGEST_SIZE)
+
+/**
+ * e2verity_init() - register the library's com_err table
+ *
+ * Call once before using error_message() on codes returned by the library.
+ * Safe to call more than once.
+ */
+void e2verity_init(void);
+
+/*
+ * Receives what the library knows about a failure beyond its error code:
+ * @object is the file (or the step) that failed, @detail the reasons of the
+ * library below it (OpenSSL's error queue), or NULL.  @err is the code the
+ * failing call returns.  Called on the failing thread, before that return.
+ */
+typedef void (*e2verity_log_fn)(void *ctx, errcode_t err, const char *object, const char *detail);
+
+/**
+ * e2verity_set_log_callback() - where the library reports which file or step failed
+ * @fn: the callback, or NULL for none (the default)
+ * @ctx: passed to @fn
+ *
+ * One callback for the process, as cryptsetup's crypt_set_log_callback()
+ * with no device.  The library still never prints.
+ */
+void e2verity_set_log_callback(e2verity_log_fn fn, void *ctx);
+
+/* ---- hash -------------------------------------------------------------- */
+
+struct e2verity_hash_alg {
+	const char *name;	  /* "sha256", "sha512" */
+	unsigned int num;	  /* E2VERITY_HASH_* */
+	unsigned int digest_size; /* bytes */
+	unsigned int block_size;  /* the hash function's input block size */
+};
+
+/**
+ * e2verity_hash_alg_by_num() - look up a hash algorithm by descriptor number
+ * @num: E2VERITY_HASH_*
+ *
+ * Return: the algorithm, or NULL if unknown.
+ */
+const struct e2verity_hash_alg *e2verity_hash_alg_by_num(unsigned int num);
+
+/**
+ * e2verity_hash_alg_by_name() - look up a hash algorithm by name
+ * @name: "sha256" or "sha512"
+ *
+ * Return: the algorithm, or NULL if unknown.
+ */
+const struct e2verity_hash_alg *e2verity_hash_alg_by_name(const char *name);
+
+/* A hasher owns the salted initial state of one file's Merkle tree. */
+struct e2verity_hasher;
+
+/**
+ * e2verity_hasher_new() - prepare a salted hash state for one tree
+ * @alg: E2VERITY_HASH_*
+ * @salt: salt bytes, or NULL
+ * @salt_size: 0..E2VERITY_MAX_SALT_SIZE
+ * @ret: the new hasher
+ *
+ * The salt, zero-padded to the hash's block size, is absorbed once here; every
+ * block hash then starts from a copy of that state.
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_hasher_new(unsigned int alg, const uint8_t *salt, unsigned int salt_size,
+			      struct e2verity_hasher **ret);
+
+/**
+ * e2verity_hasher_dup() - make an independent copy, for use in another thread
+ * @h: hasher to copy
+ * @ret: the copy
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_hasher_dup(const struct e2verity_hasher *h, struct e2verity_hasher **ret);
+
+/**
+ * e2verity_hasher_block() - salted hash of one Merkle tree or data block
+ * @h: hasher
+ * @data: the block
+ * @len: bytes in @data
+ * @out: digest_size bytes
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_hasher_block(struct e2verity_hasher *h, const void *data, size_t len,
+				uint8_t *out);
+
+/**
+ * e2verity_hasher_free() - release a hasher
+ * @h: hasher or NULL
+ */
+void e2verity_hasher_free(struct e2verity_hasher *h);
+
+/**
+ * e2verity_hash_buf() - plain (unsalted) hash of a buffer
+ * @alg: E2VERITY_HASH_*
+ * @data: buffer
+ * @len: its size
+ * @out: digest_size bytes
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_hash_buf(unsigned int alg, const void *data, size_t len, uint8_t *out);
+
+/* ---- hashing threads ------------------------------------------------------ */
+
+/* Threads that hash data blocks, kept for many files; used by one caller at a time. */
+struct e2verity_workers;
+
+/**
+ * e2verity_workers_new() - start a pool of hashing threads
+ * @nthreads: threads in all, counting the caller's (1 starts none)
+ * @ret: the pool
+ *
+ * Return: 0 or E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_workers_new(unsigned int nthreads, struct e2verity_workers **ret);
+
+/**
+ * e2verity_workers_free() - stop and release a pool of hashing threads
+ * @w: pool or NULL
+ */
+void e2verity_workers_free(struct e2verity_workers *w);
+
+/* ---- tree parameters and geometry --------------------------------------- */
+
+struct e2verity_params {
+	unsigned int hash_alg;	 /* E2VERITY_HASH_*; 0 means SHA-256 */
+	unsigned int block_size; /* Merkle tree block size; 0 means 4096 */
+	const uint8_t *salt;
+	unsigned int salt_size;
+	unsigned int threads; /* hashing threads; 0 or 1 means the calling thread only */
+	/* threads to reuse instead of starting @threads for this file; NULL for none */
+	struct e2verity_workers *workers;
+};
+
+/**
+ * e2verity_params_validate() - check tree parameters and fill in defaults
+ * @p: parameters; zero hash_alg and block_size are replaced by the defaults
+ *
+ * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_BAD_BLOCK_SIZE or
+ * E2VERITY_ET_SALT_TOO_LONG.
+ */
+errcode_t e2verity_params_validate(struct e2verity_params *p);
+
+struct e2verity_geometry {
+	unsigned int num_levels; /* 0 when the data fits in one block */
+	/* level 0 holds the hashes of the data blocks */
+	uint64_t level_blocks[E2VERITY_MAX_LEVELS];
+	/* first block of each level in the stored tree (root level first) */
+	uint64_t level_start[E2VERITY_MAX_LEVELS];
+	uint64_t data_blocks;
+	uint64_t tree_blocks;
+	uint64_t tree_size; /* bytes */
+};
+
+/**
+ * e2verity_geometry() - shape of the Merkle tree for a data size
+ * @p: validated parameters
+ * @data_size: file size in bytes
+ * @g: result
+ *
+ * Return: 0 or E2VERITY_ET_TOO_MANY_LEVELS.
+ */
+errcode_t e2verity_geometry(const struct e2verity_params *p, uint64_t data_size,
+			    struct e2verity_geometry *g);
+
+/* ---- descriptor ---------------------------------------------------------- */
+
+/* struct fsverity_descriptor, decoded to host byte order */
+struct e2verity_descriptor {
+	uint8_t version;
+	uint8_t hash_algorithm;
+	uint8_t log_blocksize;
+	uint8_t salt_size;
+	uint32_t sig_size;
+	uint64_t data_size;
+	uint8_t root_hash[64];
+	uint8_t salt[32];
+};
+
+/**
+ * e2verity_descriptor_encode() - write the 256 on-disk bytes of a descriptor
+ * @d: descriptor
+ * @out: E2VERITY_DESCRIPTOR_SIZE bytes, little-endian fields
+ */
+void e2verity_descriptor_encode(const struct e2verity_descriptor *d, uint8_t *out);
+
+/**
+ * e2verity_descriptor_decode() - parse and validate an on-disk descriptor
+ * @buf: the descriptor bytes (at least E2VERITY_DESCRIPTOR_SIZE)
+ * @len: bytes available in @buf, including any signature after the descriptor
+ * @d: result
+ *
+ * Checks each field as the kernel does on open and returns the error for the
+ * first bad one; @d is filled in even then, as far as the bytes allow.
+ *
+ * Return: 0 or an E2VERITY_ET_DESC_* error code.
+ */
+errcode_t e2verity_descriptor_decode(const uint8_t *buf, size_t len, struct e2verity_descriptor *d);
+
+/**
+ * e2verity_descriptor_digest() - the fs-verity file digest
+ * @d: descriptor (its sig_size is ignored: the kernel hashes it as 0)
+ * @out: digest_size bytes of the descriptor's hash algorithm
+ *
+ * Return: 0 or an error code.
+ */
+errcode_t e2verity_descriptor_digest(const struct e2verity_descriptor *d, uint8_t *out);
+
+/**
+ * e2verity_formatted_digest() - the struct fsverity_formatted_digest that
+ * built-in signatures sign
+ * @alg: E2VERITY_HASH_*
+ * @digest: file digest
+ * @out: at least E2VERITY_FORMATTED_DIGEST_MAX bytes
+ * @out_len: bytes written
+ *
+ * Return: 0 or E2VERITY_ET_BAD_HASH_ALG.
+ */
+errcode_t e2verity_formatted_digest(unsigned int alg, const uint8_t *digest, uint8_t *out,
+				    size_t *out_len);
+
+/* ---- Merkle tree ----------------------------------------------------------- */
+
+/*
+ * Reads exactly @count bytes of file data at @offset into @buf.  Holes read as
+ * zeros.  @count is never beyond the data size given to e2verity_compute().
+ */
+typedef errcode_t (*e2verity_read_fn)(void *ctx, void *buf, size_t count, uint64_t offset);
+
+/*
+ * Receives one Merkle tree block of block_size bytes at byte @offset of the
+ * stored tree (root level first, the layout of FS_IOC_READ_VERITY_METADATA).
+ * Blocks arrive in the order they are completed, not in offset order.
+ */
+typedef errcode_t (*e2verity_tree_fn)(void *ctx, const void *block, size_t size, uint64_t offset);
+
+struct e2verity_result {
+	struct e2verity_descriptor desc; /* sig_size 0 */
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+	unsigned int digest_size;
+	struct e2verity_geometry geo;
+};
+
+/**
+ * e2verity_compute() - stream a file's data through the Merkle tree builder
+ * @p: parameters (validated and defaulted here)
+ * @data_size: file size in bytes
+ * @read: data source
+ * @read_ctx: passed to @read
+ * @tree: tree block sink, or NULL when only the digest is wanted
+ * @tree_ctx: passed to @tree
+ * @res: descriptor, file digest and geometry
+ *
+ * Memory use is bounded by the tree height, not the file size.
+ *
+ * Return: 0, an error from @read or @tree, or a library error code.
+ */
+errcode_t e2verity_compute(const struct e2verity_params *p, uint64_t data_size,
+			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
+			   void *tree_ctx, struct e2verity_result *res);
+
+/* ---- signatures ------------------------------------------------------------- */
+
+struct e2verity_signer;
+
+/**
+ * e2verity_signer_load() - load a private key and its X.509 certificate
+ * @keyfile: PEM private key, or an OpenSSL store URI ("file:...", "pkcs11:...")
+ * @certfile: PEM certificate or bundle, or a store URI; NULL means @keyfile
+ * @key_pass: pass phrase of an encrypted key, or NULL
+ * @ret: the signer
+ *
+ * The key may be PKCS#8 or a traditional RSA/EC key, encrypted or not; other
+ * PEM blocks in the files are skipped.  A name that is not an existing file but
+ * starts with a URI scheme is opened through OSSL_STORE (a provider such as
+ * pkcs11-provider serves "pkcs11:" URIs); without @certfile the certificate may
+ * come from the key's store.  The library never prompts: an encrypted key
+ * without @key_pass gives E2VERITY_ET_KEY_PASS_NEEDED, and the caller may ask
+ * the user and call again.
+ *
+ * The certificate that matches the key is the signer's; any others of
+ * @certfile are its chain.  A signer whose certificate is not self-signed
+ * puts it and the chain into each signature (see e2verity_signer_set_embed()),
+ * so that the kernel can chain it to a CA in its .fs-verity keyring.
+ *
+ * Return: 0, an errno value if a file cannot be opened (EISDIR for a
+ * directory), E2VERITY_ET_KEY_LOAD, E2VERITY_ET_KEY_PASS_NEEDED,
+ * E2VERITY_ET_KEY_BAD_PASS, E2VERITY_ET_CERT_LOAD or
+ * E2VERITY_ET_KEY_CERT_MISMATCH.
+ */
+errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
+			       struct e2verity_signer **ret);
+
+/**
+ * e2verity_signer_set_embed() - whether signatures carry the certificates
+ * @s: signer
+ * @embed: 1: the signer's certificate and chain go into each signature;
+ *         0: none, as `fsverity sign` makes them (the keyring must hold the
+ *         signer's own certificate)
+ *
+ * The default, set by e2verity_signer_load(), is 1 exactly when the signer's
+ * certificate is not self-signed.
+ */
+void e2verity_signer_set_embed(struct e2verity_signer *s, int embed);
+
+/**
+ * e2verity_signer_embeds() - whether signatures carry the certificates
+ * @s: signer
+ *
+ * Return: 1 or 0.
+ */
+int e2verity_signer_embeds(const struct e2verity_signer *s);
+
+/**
+ * e2verity_signer_kernel_can_chain() - can the kernel chain the embedded
+ * certificates to a CA in its keyring
+ * @s: signer
+ *
+ * The kernel finds the CA that issued the last non-self-signed certificate of
+ * the signature only through that certificate's Authority Key Identifier.
+ *
+ * Return: 0 if the signatures embed certificates and that one has none, else 1.
+ */
+int e2verity_signer_kernel_can_chain(const struct e2verity_signer *s);
+
+/**
+ * e2verity_sign_digest() - PKCS#7 signature of a file digest, as `fsverity sign`
+ * @s: signer
+ * @alg: the file's hash algorithm
+ * @digest: file digest
+ * @sig: DER signature, allocated; free() it
+ * @sig_size: its size
+ *
+ * Signs the struct fsverity_formatted_digest with a detached PKCS#7 SignedData
+ * that has no signed attributes and no certificates, and the file's hash as its
+ * digest algorithm: for the same key, certificate and digest the bytes are
+ * those of `fsverity sign` (RSA signatures are deterministic, ECDSA are not).
+ *
+ * With e2verity_signer_embeds(), the message also carries the signer's
+ * certificate and chain.
+ *
+ * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_SIGN,
+ * E2VERITY_ET_SIG_TOO_LARGE, E2VERITY_ET_CHAIN_TOO_LARGE (the certificates
+ * make it too large) or E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_sign_digest(const struct e2verity_signer *s, unsigned int alg,
+			       const uint8_t *digest, uint8_t **sig, size_t *sig_size);
+
+/**
+ * e2verity_signer_free() - release a signer
+ * @s: signer or NULL
+ */
+void e2verity_signer_free(struct e2verity_signer *s);
+
+/**
+ * e2verity_verify_signature() - check a built-in signature against a digest
+ * @alg: the file's hash algorithm
+ * @digest: file digest
+ * @sig: DER PKCS#7 signature
+ * @sig_size: its size
+ * @certfile: PEM certificate of the signer, or NULL to take the signer's
+ *            certificate from the signature itself (then @cafile is needed)
+ * @cafile: PEM CA the certificate must chain to, or NULL
+ *
+ * The signature must be a detached PKCS#7 SignedData (what the kernel accepts)
+ * made over the struct fsverity_formatted_digest by the key of @certfile, or
+ * without it by the certificate the message carries.  Without @cafile the
+ * certificate itself is not checked.  With it, the certificate must chain to
+ * one of the certificates in @cafile, each of which is trusted as an anchor
+ * (like a key in the kernel's .fs-verity keyring), through the certificates
+ * the message carries if need be; validity dates are ignored.
+ *
+ * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID, an errno
+ * value if @certfile cannot be opened, E2VERITY_ET_CERT_LOAD,
+ * E2VERITY_ET_SIGNER_NOT_FOUND (no @certfile, and the message does not carry
+ * its signer's certificate), E2VERITY_ET_CA_LOAD (any problem with @cafile)
+ * or E2VERITY_ET_CERT_UNTRUSTED.
+ */
+errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
+				    size_t sig_size, const char *certfile, const char *cafile);
+
+/**
+ * e2verity_signature_parse() - is this a built-in signature the kernel can parse
+ * @sig: DER PKCS#7 signature
+ * @sig_size: its size
+ *
+ * Checks the form only (a detached SignedData with a signer, nothing after
+ * it), not what it signs: for signatures made elsewhere when no certificate
+ * is at hand to verify them.
+ *
+ * Return: 0 or E2VERITY_ET_SIG_MALFORMED.
+ */
+errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* E2VERITY_CORE_H */

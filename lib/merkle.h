@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* merkle.h - internal: the tree builder with buffers kept from one file to the next */
+#ifndef E2VERITY_MERKLE_H
+#define E2VERITY_MERKLE_H
+
+#include "private.h"
+
+/* buffers that a thread hashing many files keeps from one file to the next */
+struct e2v_scratch {
+	uint8_t *chunk, *digests;
+	size_t size; /* bytes of chunk; 0 before the first use */
+};
+
+/* e2verity_compute() with the data buffers of @keep (NULL: its own) */
+errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_size,
+			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
+			   void *tree_ctx, struct e2verity_result *res, struct e2v_scratch *keep);
+void e2v_scratch_free(struct e2v_scratch *keep);
+
+#endif /* E2VERITY_MERKLE_H */
