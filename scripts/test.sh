@@ -12,7 +12,7 @@ count() { sed -n "s/^# $1: *\([0-9]*\)$/\1/p" "$2" | tail -n 1; }
 totals()
 {
 	pass=$(count PASS "$1") fail=$(count FAIL "$1") error=$(count ERROR "$1") skip=$(count SKIP "$1")
-	if [ -z "$pass" ] || [ "${fail:-0}" -ne 0 ] || [ "${error:-0}" -ne 0 ]; then
+	if [ "${pass:-0}" -eq 0 ] || [ "${fail:-0}" -ne 0 ] || [ "${error:-0}" -ne 0 ]; then
 		echo 1 >test-run.failed
 		[ -f test-suite.log ] && tail -n 200 test-suite.log >&2
 	fi
