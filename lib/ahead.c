@@ -139,7 +139,7 @@ static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 
 	p.threads = 1;
 	p.workers = NULL;
-	j->err = e2v_compute_keep(&p, j->size, e2v_job_read, j, e2v_job_sink, j, &j->res, keep);
+	j->err = e2v_compute_keep(&p, j->size, e2v_job_read, NULL, j, e2v_job_sink, j, &j->res, keep);
 }
 
 static void *e2v_ahead_main(void *arg)

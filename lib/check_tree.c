@@ -190,6 +190,14 @@ static errcode_t e2v_tree_read(void *ctx, void *buf, size_t count, uint64_t offs
 	return 0;
 }
 
+static errcode_t e2v_tree_seek(void *ctx, uint64_t offset, uint64_t *data)
+{
+	struct e2v_tree_check *tc = ctx;
+
+	*data = e2v_ext4_next_data(tc->f, offset);
+	return 0;
+}
+
 static errcode_t e2v_report_mismatch(struct e2v_tree_check *tc, unsigned int code,
 				     const struct e2v_mismatch *mm, unsigned int lvl)
 {
@@ -371,8 +379,8 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 			c->opts->progress(c->opts->ctx, c->progress_base + d->data_size,
 					  c->progress_total);
 	} else {
-		err = e2verity_compute(&p, d->data_size, e2v_tree_read, &tc, e2v_tree_sink, &tc,
-				       &res);
+		err = e2verity_compute_sparse(&p, d->data_size, e2v_tree_read, e2v_tree_seek, &tc,
+					      e2v_tree_sink, &tc, &res);
 	}
 	if (err)
 		goto out;

@@ -301,6 +301,36 @@ errcode_t e2verity_compute(const struct e2verity_params *p, uint64_t data_size,
 			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
 			   void *tree_ctx, struct e2verity_result *res);
 
+/*
+ * Sets *@data to the offset of the first byte at or after @offset that may
+ * not be zero, or to any offset at or past the data size when none may.
+ * Answering @offset itself is always right: skipping holes only saves work.
+ */
+typedef errcode_t (*e2verity_seek_data_fn)(void *ctx, uint64_t offset, uint64_t *data);
+
+/**
+ * e2verity_compute_sparse() - e2verity_compute() that skips the holes of the data
+ * @p: parameters (validated and defaulted here)
+ * @data_size: file size in bytes
+ * @read: data source
+ * @seek: where the next data after an offset may be (lseek's SEEK_DATA)
+ * @read_ctx: passed to @read and @seek
+ * @tree: tree block sink, or NULL when only the digest is wanted
+ * @tree_ctx: passed to @tree
+ * @res: descriptor, file digest and geometry
+ *
+ * Blocks inside holes are never read: the hash of an all-zero block, and of
+ * a tree block of such hashes at each level, is computed once, so the work is
+ * bounded by the data the file really has (and, with @tree, by the size of
+ * the tree, whose every block is still handed to @tree).
+ *
+ * Return: 0, an error from @read, @seek or @tree, or a library error code.
+ */
+errcode_t e2verity_compute_sparse(const struct e2verity_params *p, uint64_t data_size,
+				  e2verity_read_fn read, e2verity_seek_data_fn seek, void *read_ctx,
+				  e2verity_tree_fn tree, void *tree_ctx,
+				  struct e2verity_result *res);
+
 /* ---- signatures ------------------------------------------------------------- */
 
 struct e2verity_signer;

@@ -159,6 +159,20 @@ errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t
 	return 0;
 }
 
+uint64_t e2v_ext4_next_data(const struct e2v_ext4_file *f, uint64_t offset)
+{
+	const unsigned int bs = f->fs->blocksize;
+	blk64_t lblk = offset / bs;
+
+	for (const struct e2v_extent *e = e2v_find_extent(f, lblk);
+	     e && e < f->extents + f->nr_extents; e++) {
+		if (e->uninit)
+			continue;
+		return e->lblk <= lblk ? offset : e->lblk * (uint64_t)bs;
+	}
+	return UINT64_MAX;
+}
+
 blk64_t e2v_ext4_unmapped(const struct e2v_ext4_file *f, blk64_t first, blk64_t end,
 			  blk64_t *first_hole)
 {

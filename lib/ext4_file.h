@@ -57,6 +57,13 @@ errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t
 blk64_t e2v_ext4_unmapped(const struct e2v_ext4_file *f, blk64_t first, blk64_t end,
 			  blk64_t *first_hole);
 
+/*
+ * The byte offset where the first initialized extent at or after byte
+ * @offset begins (@offset itself inside one; UINT64_MAX when none follows):
+ * an e2verity_seek_data_fn's answer.
+ */
+uint64_t e2v_ext4_next_data(const struct e2v_ext4_file *f, uint64_t offset);
+
 /* The extent with the highest logical start, as the kernel finds it; NULL if none. */
 const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f);
 

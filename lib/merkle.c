@@ -29,6 +29,8 @@ struct e2v_builder {
 	size_t level_fill[E2VERITY_MAX_LEVELS];
 	uint64_t level_next[E2VERITY_MAX_LEVELS];
 	uint8_t root[E2VERITY_MAX_DIGEST_SIZE];
+	/* a tree block of one repeated hash, for the runs of all-zero blocks in holes */
+	uint8_t *repeat_buf;
 };
 
 static errcode_t e2v_add_hash(struct e2v_builder *b, unsigned int level, const uint8_t *digest);
@@ -66,10 +68,82 @@ static errcode_t e2v_add_hash(struct e2v_builder *b, unsigned int level, const u
 	return 0;
 }
 
+/*
+ * Adds @count copies of @digest at @level.  Whole tree blocks of copies are
+ * alike: each is handed to the sink, but hashed once, and their hash goes up
+ * as a run of its own; so a hole of any size costs a few hashes per level.
+ */
+static errcode_t e2v_add_repeat(struct e2v_builder *b, unsigned int level, const uint8_t *digest,
+				uint64_t count)
+{
+	const unsigned int bs = b->p->block_size, per = bs / b->digest_size;
+	uint8_t up[E2VERITY_MAX_DIGEST_SIZE];
+	uint64_t full, i;
+	errcode_t err;
+
+	/* one at a time up to a block boundary, and what is left after the whole blocks */
+	while (count && (level == b->g->num_levels || b->level_fill[level] || count < per)) {
+		err = e2v_add_hash(b, level, digest);
+		if (err)
+			return err;
+		count--;
+	}
+	if (!count)
+		return 0;
+	if (!b->repeat_buf) {
+		b->repeat_buf = malloc(bs);
+		if (!b->repeat_buf)
+			return E2VERITY_ET_NO_MEMORY;
+	}
+	for (i = 0; i < per; i++)
+		memcpy(b->repeat_buf + i * b->digest_size, digest, b->digest_size);
+	memset(b->repeat_buf + per * b->digest_size, 0, bs - per * b->digest_size);
+	full = count / per;
+	for (i = 0; b->sink && i < full; i++) {
+		uint64_t index = b->g->level_start[level] + b->level_next[level] + i;
+
+		err = b->sink(b->sink_ctx, b->repeat_buf, bs, index * bs);
+		if (err)
+			return err;
+	}
+	b->level_next[level] += full;
+	err = e2verity_hasher_block(b->hasher, b->repeat_buf, bs, up);
+	if (!err)
+		err = e2v_add_repeat(b, level + 1, up, full);
+	if (err)
+		return err;
+	return e2v_add_repeat(b, level, digest, count - full * per);
+}
+
+/*
+ * The data blocks from @pos that lie wholly in a hole, as @seek tells (the
+ * zero-padded tail of the last block counts as zeros).
+ */
+static errcode_t e2v_hole_blocks(struct e2v_builder *b, e2verity_seek_data_fn seek, void *ctx,
+				 uint64_t pos, uint64_t data_size, uint64_t *blocks)
+{
+	uint64_t next = pos;
+	errcode_t err;
+
+	*blocks = 0;
+	if (!seek)
+		return 0;
+	err = seek(ctx, pos, &next);
+	if (err)
+		return err;
+	if (next >= data_size)
+		*blocks = e2v_div_round_up(data_size - pos, b->p->block_size);
+	else if (next > pos)
+		*blocks = (next - pos) / b->p->block_size;
+	return 0;
+}
+
 /* Hash every data block, feeding leaf digests into the level buffers. */
 static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2verity_read_fn read,
-			       void *read_ctx, struct e2v_scratch *keep)
+			       e2verity_seek_data_fn seek, void *read_ctx, struct e2v_scratch *keep)
 {
+	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
+	int have_zero = 0;
 	const unsigned int bs = b->p->block_size;
 	uint64_t chunk_size = e2v_round_up(data_size, bs);
 	struct e2verity_workers *workers = b->p->workers, *own = NULL;
@@ -113,7 +187,25 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 	while (pos < data_size) {
 		size_t len = data_size - pos < chunk_size ? data_size - pos : chunk_size;
 		size_t nblocks = e2v_div_round_up(len, bs);
+		uint64_t hole;
 
+		err = e2v_hole_blocks(b, seek, read_ctx, pos, data_size, &hole);
+		if (err)
+			goto out;
+		if (hole) {
+			if (!have_zero) {
+				memset(chunk, 0, bs);
+				err = e2verity_hasher_block(b->hasher, chunk, bs, zero_digest);
+				if (err)
+					goto out;
+				have_zero = 1;
+			}
+			err = e2v_add_repeat(b, 0, zero_digest, hole);
+			if (err)
+				goto out;
+			pos = data_size - pos <= hole * bs ? data_size : pos + hole * bs;
+			continue;
+		}
 		err = read(read_ctx, chunk, len, pos);
 		if (err)
 			goto out;
@@ -143,7 +235,15 @@ errcode_t e2verity_compute(const struct e2verity_params *params, uint64_t data_s
 			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
 			   void *tree_ctx, struct e2verity_result *res)
 {
-	return e2v_compute_keep(params, data_size, read, read_ctx, tree, tree_ctx, res, NULL);
+	return e2v_compute_keep(params, data_size, read, NULL, read_ctx, tree, tree_ctx, res, NULL);
+}
+
+errcode_t e2verity_compute_sparse(const struct e2verity_params *params, uint64_t data_size,
+				  e2verity_read_fn read, e2verity_seek_data_fn seek, void *read_ctx,
+				  e2verity_tree_fn tree, void *tree_ctx,
+				  struct e2verity_result *res)
+{
+	return e2v_compute_keep(params, data_size, read, seek, read_ctx, tree, tree_ctx, res, NULL);
 }
 
 void e2v_scratch_free(struct e2v_scratch *keep)
@@ -154,8 +254,9 @@ void e2v_scratch_free(struct e2v_scratch *keep)
 }
 
 errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_size,
-			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
-			   void *tree_ctx, struct e2verity_result *res, struct e2v_scratch *keep)
+			   e2verity_read_fn read, e2verity_seek_data_fn seek, void *read_ctx,
+			   e2verity_tree_fn tree, void *tree_ctx, struct e2verity_result *res,
+			   struct e2v_scratch *keep)
 {
 	struct e2verity_params p = *params;
 	struct e2v_builder b = { 0 };
@@ -187,7 +288,7 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 			goto out;
 		}
 	}
-	err = e2v_hash_data(&b, data_size, read, read_ctx, keep);
+	err = e2v_hash_data(&b, data_size, read, seek, read_ctx, keep);
 	if (err)
 		goto out;
 	/* Flush the partial blocks, lowest level first: each feeds the next. */
@@ -214,6 +315,7 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 out:
 	for (i = 0; i < res->geo.num_levels; i++)
 		free(b.level_buf[i]);
+	free(b.repeat_buf);
 	e2verity_hasher_free(b.hasher);
 	return err;
 }

@@ -11,10 +11,11 @@ struct e2v_scratch {
 	size_t size; /* bytes of chunk; 0 before the first use */
 };
 
-/* e2verity_compute() with the data buffers of @keep (NULL: its own) */
+/* e2verity_compute_sparse() with the data buffers of @keep (NULL: its own) */
 errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_size,
-			   e2verity_read_fn read, void *read_ctx, e2verity_tree_fn tree,
-			   void *tree_ctx, struct e2verity_result *res, struct e2v_scratch *keep);
+			   e2verity_read_fn read, e2verity_seek_data_fn seek, void *read_ctx,
+			   e2verity_tree_fn tree, void *tree_ctx, struct e2verity_result *res,
+			   struct e2v_scratch *keep);
 void e2v_scratch_free(struct e2v_scratch *keep);
 
 #endif /* E2VERITY_MERKLE_H */

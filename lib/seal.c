@@ -198,6 +198,16 @@ errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset)
 	return err;
 }
 
+errcode_t e2v_seal_seek(void *ctx, uint64_t offset, uint64_t *data)
+{
+	struct e2v_seal_reader *rd = ctx;
+
+	if (rd->opts->cancel && *rd->opts->cancel)
+		return E2VERITY_ET_CANCELLED;
+	*data = e2v_ext4_next_data(rd->f, offset);
+	return 0;
+}
+
 /* the data source of e2verity_seal_digest() for an inline file: its bytes in memory */
 struct e2v_mem_reader {
 	const uint8_t *buf;
@@ -264,7 +274,8 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
 	if (err)
 		return err;
 	/* a sealed file's data ends at i_size too: its metadata is not read */
-	err = e2verity_compute(&p, plan.data_size, e2v_seal_read, &rd, NULL, NULL, res);
+	err = e2verity_compute_sparse(&p, plan.data_size, e2v_seal_read, e2v_seal_seek, &rd, NULL,
+				      NULL, res);
 	e2v_ext4_file_close(&f);
 	return err;
 }

@@ -13,5 +13,7 @@ struct e2v_seal_reader {
 
 /* an e2verity_read_fn over the file, honouring the options' cancel flag and progress */
 errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset);
+/* its e2verity_seek_data_fn: the holes of the file are not read */
+errcode_t e2v_seal_seek(void *ctx, uint64_t offset, uint64_t *data);
 
 #endif /* E2VERITY_SEAL_H */

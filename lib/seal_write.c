@@ -159,8 +159,8 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 		if (!err && opts->progress)
 			opts->progress(opts->progress_ctx, plan->data_size, plan->data_size);
 	} else {
-		err = e2verity_compute(&s->p, plan->data_size, e2v_seal_read, &rd,
-				       e2v_tree_writer_block, &s->w, &s->r);
+		err = e2verity_compute_sparse(&s->p, plan->data_size, e2v_seal_read, e2v_seal_seek,
+					      &rd, e2v_tree_writer_block, &s->w, &s->r);
 	}
 	if (!err)
 		err = e2v_tree_writer_flush(&s->w);

@@ -31,6 +31,21 @@ static errcode_t e2v_read_fd(void *ctx, void *buf, size_t count, uint64_t offset
 	return 0;
 }
 
+/* lseek's SEEK_DATA: a sparse file's holes are never read */
+static errcode_t e2v_seek_data_fd(void *ctx, uint64_t offset, uint64_t *data)
+{
+	int fd = *(int *)ctx;
+	off_t next = lseek(fd, offset, SEEK_DATA);
+
+	if (next >= 0)
+		*data = next;
+	else if (errno == ENXIO)
+		*data = UINT64_MAX; /* only a hole up to the end */
+	else
+		*data = offset; /* no SEEK_DATA here: read everything */
+	return 0;
+}
+
 errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 			       struct e2verity_result *res, const char **doing)
 {
@@ -57,8 +72,9 @@ errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 			goto out;
 	}
 	*doing = "hashing";
-	err = e2verity_compute(&t->params, st.st_size, e2v_read_fd, &fd,
-			       t->out_merkle_tree ? e2v_tree_to_fd : NULL, &tree_out.fd, res);
+	err = e2verity_compute_sparse(&t->params, st.st_size, e2v_read_fd, e2v_seek_data_fd, &fd,
+				      t->out_merkle_tree ? e2v_tree_to_fd : NULL, &tree_out.fd,
+				      res);
 	if (err)
 		goto out;
 	if (t->out_descriptor) {

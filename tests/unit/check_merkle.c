@@ -246,6 +246,107 @@ START_TEST(test_callback_errors)
 }
 END_TEST
 
+/*
+ * A file of data runs between holes, for e2verity_compute_sparse(): what it
+ * builds must be what e2verity_compute() builds reading every zero.
+ */
+struct sparse_file {
+	uint64_t size;
+	const uint64_t (*runs)[2]; /* [start, end) of each data run, ascending */
+	size_t nruns;
+	uint8_t *tree;
+	uint64_t tree_cap;
+};
+
+static errcode_t sparse_read(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	struct sparse_file *f = ctx;
+	uint8_t *out = buf;
+
+	memset(out, 0, count);
+	for (size_t r = 0; r < f->nruns; r++) {
+		uint64_t lo = f->runs[r][0] > offset ? f->runs[r][0] : offset;
+		uint64_t hi = f->runs[r][1] < offset + count ? f->runs[r][1] : offset + count;
+
+		for (uint64_t pos = lo; pos < hi; pos++)
+			out[pos - offset] = ((pos * 31 + (pos >> 12)) & 255) | 1;
+	}
+	return 0;
+}
+
+static errcode_t sparse_seek(void *ctx, uint64_t offset, uint64_t *next)
+{
+	struct sparse_file *f = ctx;
+
+	for (size_t r = 0; r < f->nruns; r++) {
+		if (offset < f->runs[r][1]) {
+			*next = offset > f->runs[r][0] ? offset : f->runs[r][0];
+			return 0;
+		}
+	}
+	*next = f->size + 12345; /* past the end: no data after @offset */
+	return 0;
+}
+
+static errcode_t tree_into(void *ctx, const void *block, size_t size, uint64_t offset)
+{
+	struct sparse_file *f = ctx;
+
+	ck_assert_uint_le(offset + size, f->tree_cap);
+	memcpy(f->tree + offset, block, size);
+	return 0;
+}
+
+static const uint64_t runs_a[][2] = { { 0, 5000 }, { 70000, 70001 }, { 3 << 20, (3 << 20) + 4096 },
+				      { (9 << 20) + 1, (9 << 20) + 2 } };
+static const uint64_t runs_b[][2] = { { 600000, 600100 } };
+
+START_TEST(test_sparse_matches_dense)
+{
+	static const struct {
+		unsigned int alg, bs;
+		const char *salt;
+	} params[] = { { 1, 4096, "" }, { 2, 4096, "deadbeef" }, { 1, 1024, "ab" } };
+	static const struct {
+		const uint64_t (*runs)[2];
+		size_t nruns;
+		uint64_t size;
+	} files[] = {
+		{ runs_a, 4, 17 << 20 },		/* a hole up to a block boundary at the end */
+		{ runs_a, 4, (17 << 20) + 333 },	/* and to a partial last block */
+		{ runs_b, 1, 2 << 20 },			/* one run inside a block */
+		{ NULL, 0, (5 << 20) + 1 },		/* all hole */
+		{ runs_a, 4, (9 << 20) + 2 },		/* data up to the end */
+	};
+	unsigned int pi = _i % 3, fi = _i / 3;
+	struct e2verity_params p = { .hash_alg = params[pi].alg, .block_size = params[pi].bs };
+	struct sparse_file dense = { files[fi].size, files[fi].runs, files[fi].nruns };
+	struct sparse_file sparse = dense;
+	struct e2verity_result r1, r2;
+	uint8_t salt[32];
+
+	p.salt_size = strlen(params[pi].salt) / 2;
+	p.salt = salt;
+	unit_hex2bin(params[pi].salt, salt, p.salt_size);
+	ck_assert_int_eq(e2verity_compute(&p, dense.size, sparse_read, &dense, NULL, NULL, &r1), 0);
+	dense.tree_cap = sparse.tree_cap = r1.geo.tree_size;
+	dense.tree = calloc(1, r1.geo.tree_size + 1);
+	sparse.tree = calloc(1, r1.geo.tree_size + 1);
+	ck_assert_ptr_nonnull(dense.tree);
+	ck_assert_ptr_nonnull(sparse.tree);
+	ck_assert_int_eq(e2verity_compute(&p, dense.size, sparse_read, &dense, tree_into, &dense,
+					  &r1),
+			 0);
+	ck_assert_int_eq(e2verity_compute_sparse(&p, sparse.size, sparse_read, sparse_seek,
+						 &sparse, tree_into, &sparse, &r2),
+			 0);
+	ck_assert_mem_eq(r1.digest, r2.digest, r1.digest_size);
+	ck_assert_mem_eq(dense.tree, sparse.tree, r1.geo.tree_size);
+	free(dense.tree);
+	free(sparse.tree);
+}
+END_TEST
+
 static Suite *merkle_suite(void)
 {
 	Suite *s = suite_create("merkle");
@@ -259,6 +360,7 @@ static Suite *merkle_suite(void)
 	tcase_add_test(tc, test_too_many_levels);
 	tcase_add_test(tc, test_bad_params);
 	tcase_add_loop_test(tc, test_callback_errors, 1, 3);
+	tcase_add_loop_test(tc, test_sparse_matches_dense, 0, 15);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# seal-holes.sh - files that are mostly holes: seal, check and digest skip the holes, and the bytes
+# they write and the digests they give are still those of fsverity-utils, which reads every zero
+. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/image/image-lib.sh"
+require_cmd timeout truncate
+t_tmpdir
+cd "$T_TMP" || exit 1
+
+G=1073741824
+mkdir files
+# holes of every alignment: data inside a block, holes that start and end mid-block, a hole up to
+# a size that is no multiple of any block size, data right after a 64 KiB boundary
+make_sparse files/start-end $((G + 12345))
+seeded files/ragged 5000 1
+truncate -s $((G / 2 + 777)) files/ragged
+printf 'x' | dd of=files/ragged bs=1 seek=$((G / 4 + 4097)) conv=notrunc status=none
+seeded files/mid 70000 2
+dd if=files/mid of=files/middle bs=1 seek=$((300 * 1048576 + 65536)) status=none
+truncate -s $((301 * 1048576 + 3)) files/middle
+truncate -s $((G / 8)) files/empty-hole
+# 3 GiB, a few bytes in it: tree levels of many blocks that are all hashes of zeros
+make_sparse files/big $((3 * G + 1))
+mkimg base.img files 200M -b 4096 -O verity || { fail "mke2fs"; finish; }
+check "e2fsck -fn clean before sealing" fsck_clean base.img
+
+SALT=00112233445566778899aabbccddeeff0011
+for opts in "" "--hash-alg=sha512 --salt=$SALT" "--block-size=1024 --salt=ab"; do
+	img=sealed.img
+	cp base.img "$img"
+	# shellcheck disable=SC2086
+	timeout 120 "$E2VERITY" seal $opts "$img" /start-end /ragged /middle /empty-hole /big >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || { fail "seal $opts: exit $rc: $(cat err)"; continue; }
+	for f in start-end ragged middle empty-hole big; do
+		# shellcheck disable=SC2086
+		want=$(fsverity digest $opts "files/$f" | cut -d' ' -f1)
+		got=$(grep " /$f\$" out | cut -d' ' -f1)
+		same "seal $opts: /$f digest is fsverity digest's" "$got" "$want"
+		# shellcheck disable=SC2086
+		got=$(timeout 60 "$E2VERITY" digest $opts "files/$f" | cut -d' ' -f1)
+		same "digest $opts: files/$f (SEEK_DATA) is fsverity digest's" "$got" "$want"
+	done
+	# the stored tree and descriptor, byte for byte
+	for f in ragged middle; do
+		# shellcheck disable=SC2086
+		check "seal $opts: /$f stored as fsverity-utils builds it" \
+			sh -c '. "$1"; . "$2"; T_TMP=$3; shift 3; check_sealed "$@" >/dev/null' \
+			sh "${top_srcdir:-.}/tests/lib.sh" "${top_srcdir:-.}/tests/image/image-lib.sh" \
+			"$T_TMP" "$img" "/$f" "files/$f" $opts
+	done
+	check "seal $opts: e2fsck -fn clean" fsck_clean "$img"
+	timeout 120 "$E2VERITY" check "$img" >out 2>&1
+	check "check $opts: every file passes" grep -q ": 5 files checked, 5 passed, 0 failed" out
+done
+
+# a tree block standing for a hole, changed: check finds it (the hashed-once path still compares
+# every stored block)
+cp base.img hole.img
+"$E2VERITY" seal hole.img /big >/dev/null 2>&1 || fail "seal /big"
+# 3 GiB + 1 byte, SHA-256, 4 KiB blocks: 786433 data blocks, 128 hashes a tree block; the levels
+# are stored top first: 1, 49 and 6145 blocks.  Level-0 block 1000 covers data blocks 128000 to
+# 128127, deep in the hole.
+mpos=$(metadata_pos $((3 * G + 1)))
+check "flip a byte of a level-0 block over the hole" flip hole.img /big $((mpos + (1 + 49 + 1000) * 4096 + 17))
+timeout 60 "$E2VERITY" check hole.img >out 2>&1
+rc=$?
+same "check of the changed tree block: exit 4" "$rc" 4
+check "check names the tree mismatch" grep -q "TREE_MISMATCH" out
+
+# host files: a hole of 4 TiB costs nothing (fsverity digest would read 4 TiB of zeros)
+make_sparse files/huge $((4 * 1024 * G))
+timeout 20 "$E2VERITY" digest files/huge >out 2>err
+same "digest of a 4 TiB sparse host file: done in time" "$?" 0
+finish
