@@ -42,6 +42,7 @@ enum {
 	OPT_PARTITION,
 	OPT_FILES_FROM, /* the selection options (select.h) */
 	OPT_EXCLUDE,
+	OPT_FORCE,	   /* seal and unseal (select.h) */
 	OPT_FIRST_PRIVATE, /* commands number their own options from here */
 };
 

@@ -16,7 +16,7 @@ int e2v_seal_workers_start(struct e2v_seal_cli *c)
 		return 0;
 	err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
 	if (err) {
-		e2v_error(err, "while starting hashing threads for '%s'", c->image);
+		e2v_error(err, "while starting hashing threads for '%s'", c->w.image);
 		return -1;
 	}
 	return 0;
@@ -30,14 +30,14 @@ void e2v_seal_workers_stop(struct e2v_seal_cli *c)
 
 static void e2v_fs_warnings(const struct e2v_seal_cli *c, ext2_filsys fs)
 {
-	if (c->quiet)
+	if (c->w.quiet)
 		return;
 	if (fs->blocksize != 4096)
 		fprintf(stderr,
 			"%s: warning: '%s' has %u-byte blocks; Linux before 6.3 refuses to mount "
 			"a filesystem with fs-verity unless its block size is the page size "
 			"(4096)\n",
-			e2v_prog, c->image, fs->blocksize);
+			e2v_prog, c->w.image, fs->blocksize);
 	if (c->opts.params.block_size != 4096)
 		fprintf(stderr,
 			"%s: warning: %u-byte Merkle tree blocks; Linux before 6.3 only reads "
@@ -76,7 +76,7 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		freed += plans[i].blocks_freed;
 		if (plans[i].action != E2VERITY_SEAL_SKIP)
 			*work = 1;
-		if (c->dry_run && !c->quiet)
+		if (c->w.dry_run && !c->w.quiet)
 			printf("%s %s (%llu blocks at most)\n", e2v_action_word(plans[i].action),
 			       sel->v[i].path, (unsigned long long)plans[i].blocks_needed);
 	}
@@ -84,11 +84,11 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		return E2V_EXIT_FAILURE;
 	if (need > avail + freed) {
 		e2v_error(E2VERITY_ET_NO_SPACE,
-			  "while checking '%s' (%llu blocks needed, %llu free)", c->image,
+			  "while checking '%s' (%llu blocks needed, %llu free)", c->w.image,
 			  (unsigned long long)(need - freed), (unsigned long long)avail);
 		return E2V_EXIT_FAILURE;
 	}
-	if (c->dry_run && !c->quiet)
+	if (c->w.dry_run && !c->w.quiet)
 		printf("%zu files, %llu blocks needed, %llu free\n", sel->n,
 		       (unsigned long long)need, (unsigned long long)avail);
 	return E2V_EXIT_OK;
@@ -122,11 +122,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		}
 	}
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
-	err = e2v_image_open(&pre, c.image,
-			     E2V_IMAGE_PREFLIGHT | (c.dry_run ? E2V_IMAGE_SHARED : 0) |
-				     (c.opts.flags & E2VERITY_SEAL_FORCE ? E2V_IMAGE_FORCE : 0) |
-				     (c.quiet ? E2V_IMAGE_QUIET : 0),
-			     NULL);
+	err = e2v_write_image_open(&pre, &c.w, 1);
 	if (err) {
 		e2v_image_report(&pre, err);
 		goto out;
@@ -138,26 +134,26 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			e2v_error(err,
 				  "while checking '%s' (--block-size=%u works with Linux 6.3 "
 				  "and later)",
-				  c.image, fs->blocksize);
+				  c.w.image, fs->blocksize);
 		else
-			e2v_error(err, "while checking '%s'", c.image);
+			e2v_error(err, "while checking '%s'", c.w.image);
 		goto out;
 	}
 	e2v_fs_warnings(&c, fs);
-	status = e2v_select_run(&sel, fs, c.image, "seals", &c.sel, c.verbose);
+	status = e2v_select_run(&sel, fs, c.w.image, "seals", &c.w.sel, c.w.verbose);
 	if (status != E2V_EXIT_OK)
 		goto out;
 	if (!sel.n && !sel.errors) {
 		/* -r on an empty directory, or everything excluded: nothing to do is no failure */
-		if (!c.quiet)
+		if (!c.w.quiet)
 			fprintf(stderr, "%s: no regular file selected in '%s'\n", e2v_prog,
-				c.image);
+				c.w.image);
 		status = E2V_EXIT_OK;
 		goto out;
 	}
 	plans = calloc(sel.n ? sel.n : 1, sizeof(*plans));
 	if (!plans) {
-		e2v_error(ENOMEM, "while checking '%s'", c.image);
+		e2v_error(ENOMEM, "while checking '%s'", c.w.image);
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
@@ -171,7 +167,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		status = e2v_detached_verify(&c, fs, &sel, plans);
 	if (status != E2V_EXIT_OK)
 		goto out;
-	if (c.dry_run) {
+	if (c.w.dry_run) {
 		if (c.manifest) {
 			status = e2v_seal_digests(&c, fs, &sel);
 			if (status == E2V_EXIT_OK)

@@ -8,67 +8,30 @@
 
 #include "select.h"
 
-enum {
-	OPT_FORCE = OPT_FIRST_PRIVATE,
-};
-
-struct e2v_unseal_cli {
-	const char *image;
-	struct e2v_select_args sel;
-	const char *undo_file;
-	int dry_run, quiet, verbose, force;
-};
-
+/* unseal's command line is the one it shares with seal */
 static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[],
-			    struct e2v_unseal_cli *c)
+			    struct e2v_write_args *c)
 {
 	static const struct option longopts[] = {
 		E2V_SELECT_LONG_OPTIONS,
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
+		E2V_WRITE_LONG_OPTIONS,
 		E2V_IMAGE_LONG_OPTIONS,
-		{ "force", no_argument, NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int repeatable[] = { E2V_SELECT_REPEATABLE, 0 };
 	struct e2v_getopt g;
 	int opt, r;
 
-	e2v_getopt_init(&g, cmd, argc, argv, "ranqv0z:", longopts);
+	e2v_getopt_init(&g, cmd, argc, argv, E2V_WRITE_SHORTOPTS, longopts);
 	g.repeatable = repeatable;
 	while ((opt = e2v_getopt(&g)) != -1) {
-		r = e2v_parse_select_option(opt, optarg, &c->sel);
+		r = e2v_parse_write_option(opt, optarg, c);
 		if (r < 0)
 			return e2v_usage_error(cmd, "out of memory");
-		if (r > 0)
-			continue;
-		switch (opt) {
-		case 'n':
-			c->dry_run = 1;
-			break;
-		case 'q':
-			c->quiet = 1;
-			break;
-		case 'v':
-			c->verbose = 1;
-			break;
-		case 'z':
-			c->undo_file = optarg;
-			break;
-		case OPT_FORCE:
-			c->force = 1;
-			break;
-		default:
+		if (r == 0)
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
-		}
 	}
-	r = e2v_select_args_finish(cmd, argc, argv, &c->image, &c->sel);
-	if (r)
-		return r;
-	if (c->dry_run && c->undo_file)
-		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
-	return E2V_EXIT_OK;
+	return e2v_write_args_finish(cmd, argc, argv, c);
 }
 
 /*
@@ -76,7 +39,7 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
  * unsealed stops the run, one that is not sealed is skipped with a note (as
  * seal skips a sealed one).  @todo marks the files to unseal.
  */
-static int e2v_unseal_preflight(const struct e2v_unseal_cli *c, ext2_filsys fs,
+static int e2v_unseal_preflight(const struct e2v_write_args *c, ext2_filsys fs,
 				const struct e2verity_owners *owners,
 				const struct e2v_selection *sel, char *todo, size_t *ntodo)
 {
@@ -110,7 +73,7 @@ static int e2v_unseal_preflight(const struct e2v_unseal_cli *c, ext2_filsys fs,
 
 int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 {
-	struct e2v_unseal_cli c = { 0 };
+	struct e2v_write_args c = { 0 };
 	struct e2v_selection sel = { 0 };
 	struct e2v_image img = { 0 };
 	struct e2verity_owners *owners = NULL;
@@ -124,11 +87,8 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	e2v_catch_signals();
 	status = E2V_EXIT_FAILURE;
-	err = e2v_image_open(
-		&img, c.image,
-		(c.dry_run ? E2V_IMAGE_PREFLIGHT | E2V_IMAGE_SHARED : E2V_IMAGE_WRITE) |
-			(c.force ? E2V_IMAGE_FORCE : 0) | (c.quiet ? E2V_IMAGE_QUIET : 0),
-		c.undo_file);
+	/* a dry run is a pre-flight: nothing is written */
+	err = e2v_write_image_open(&img, &c, c.dry_run);
 	if (err) {
 		e2v_image_report(&img, err);
 		goto out;
@@ -186,6 +146,6 @@ out:
 	if (sel.seen)
 		e2v_select_free(&sel);
 	free(todo);
-	e2v_select_args_free(&c.sel);
+	e2v_write_args_free(&c);
 	return status;
 }

@@ -19,8 +19,7 @@ struct e2v_detached {
 struct e2v_seal_cli {
 	struct e2v_tree_opts tree;
 	struct e2verity_seal_opts opts;
-	const char *image;
-	const char *undo_file;
+	struct e2v_write_args w; /* IMAGE, the selection, -n -q -v -z --force: as unseal's */
 	struct e2v_signer_opts so;
 	/* detached signatures: a directory of PATH.sig files, or one file for one PATH */
 	const char *sigdir, *sigfile, *cafile;
@@ -31,8 +30,7 @@ struct e2v_seal_cli {
 	enum e2v_manifest_format mformat;
 	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
-	struct e2v_select_args sel;
-	int dry_run, quiet, verbose, progress;
+	int progress;
 	/* progress display */
 	struct e2v_progress bar;
 	size_t index, total; /* the file being sealed: its index in the selection */

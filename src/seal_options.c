@@ -9,7 +9,6 @@
 
 enum {
 	OPT_IMMUTABLE = OPT_FIRST_PRIVATE,
-	OPT_FORCE,
 	OPT_MANIFEST,
 	OPT_JSON,
 	OPT_SIGNATURES_FROM,
@@ -23,12 +22,9 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		E2V_TREE_LONG_OPTIONS,
 		E2V_SELECT_LONG_OPTIONS,
 		{ "immutable", no_argument, NULL, OPT_IMMUTABLE },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "dry-run", no_argument, NULL, 'n' },
+		E2V_WRITE_LONG_OPTIONS,
 		{ "threads", required_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
 		E2V_SIGNER_LONG_OPTIONS,
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		E2V_IMAGE_LONG_OPTIONS,
@@ -46,7 +42,7 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 
 	c->tree.params.threads = e2v_default_threads();
 	c->so.embed = -1;
-	e2v_getopt_init(&g, cmd, argc, argv, "raz:j:pqvn0", longopts);
+	e2v_getopt_init(&g, cmd, argc, argv, E2V_WRITE_SHORTOPTS "j:p", longopts);
 	g.repeatable = repeatable;
 	while ((opt = e2v_getopt(&g)) != -1) {
 		r = e2v_parse_tree_option(opt, optarg, &c->tree);
@@ -60,7 +56,7 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		}
 		if (e2v_parse_signer_option(opt, optarg, &c->so))
 			continue;
-		r = e2v_parse_select_option(opt, optarg, &c->sel);
+		r = e2v_parse_write_option(opt, optarg, &c->w);
 		if (r < 0)
 			return e2v_usage_error(cmd, "out of memory");
 		if (r > 0)
@@ -69,15 +65,6 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		case OPT_IMMUTABLE:
 			c->opts.flags |= E2VERITY_SEAL_IMMUTABLE;
 			break;
-		case OPT_FORCE:
-			c->opts.flags |= E2VERITY_SEAL_FORCE;
-			break;
-		case 'n':
-			c->dry_run = 1;
-			break;
-		case 'z':
-			c->undo_file = optarg;
-			break;
 		case 'j':
 			if (e2v_parse_threads(optarg, &c->tree.params.threads))
 				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
@@ -85,12 +72,6 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 			break;
 		case 'p':
 			c->progress = 1;
-			break;
-		case 'q':
-			c->quiet = 1;
-			break;
-		case 'v':
-			c->verbose = 1;
 			break;
 		case OPT_MANIFEST:
 			c->manifest = optarg;
@@ -117,14 +98,14 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
-	r = e2v_select_args_finish(cmd, argc, argv, &c->image, &c->sel);
+	r = e2v_write_args_finish(cmd, argc, argv, &c->w);
 	if (r)
 		return r;
-	if (c->dry_run && c->undo_file)
-		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
+	if (c->w.force)
+		c->opts.flags |= E2VERITY_SEAL_FORCE;
 	/* the manifest owns standard output then */
 	if (c->manifest && strcmp(c->manifest, "-") == 0)
-		c->quiet = 1;
+		c->w.quiet = 1;
 	if (c->for_builtin_sig && !c->manifest)
 		return e2v_usage_error(cmd, "--for-builtin-sig needs --manifest");
 	if (c->mformat != E2V_MANIFEST_TEXT && !c->manifest)
@@ -137,7 +118,7 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		return e2v_usage_error(cmd, "--key signs here; --signatures-from and --signature "
 					    "bring signatures made elsewhere");
 	if (c->sigfile &&
-	    (c->sel.npaths != 1 || c->sel.recursive || c->sel.all || c->sel.nfiles_from))
+	    (c->w.sel.npaths != 1 || c->w.sel.recursive || c->w.sel.all || c->w.sel.nfiles_from))
 		return e2v_usage_error(cmd, "--signature is for exactly one PATH");
 	if (c->so.certfile && !c->so.keyfile && !c->sigdir && !c->sigfile)
 		return e2v_usage_error(cmd, "--cert needs --key, --signatures-from or --signature");
@@ -146,7 +127,7 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 	if (e2verity_params_validate(&c->tree.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 	c->opts.params = c->tree.params;
-	e2v_progress_init(&c->bar, c->progress && !c->quiet, -1, c->image);
+	e2v_progress_init(&c->bar, c->progress && !c->w.quiet, -1, c->w.image);
 	return E2V_EXIT_OK;
 }
 
@@ -158,7 +139,7 @@ void e2v_seal_cli_free(struct e2v_seal_cli *c)
 	free(c->detached);
 	c->detached = NULL;
 	c->ndetached = 0;
-	e2v_select_args_free(&c->sel);
+	e2v_write_args_free(&c->w);
 	e2verity_signer_free(c->signer);
 	c->signer = NULL;
 }

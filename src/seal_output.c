@@ -11,7 +11,7 @@
 static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
 			     const char *path)
 {
-	if (!c->quiet)
+	if (!c->w.quiet)
 		e2v_digest_line(stdout, alg, digest, path, 0);
 }
 
@@ -46,9 +46,9 @@ static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size
 	FILE *f = NULL;
 	errcode_t err;
 
-	err = e2v_image_open(&img, c->image, E2V_IMAGE_SHARED | E2V_IMAGE_QUIET, NULL);
+	err = e2v_image_open(&img, c->w.image, E2V_IMAGE_SHARED | E2V_IMAGE_QUIET, NULL);
 	if (!err)
-		err = e2v_manifest_names(img.fs, c->image, &c->mf, &all);
+		err = e2v_manifest_names(img.fs, c->w.image, &c->mf, &all);
 	if (err)
 		goto out;
 	f = open_memstream(buf, len);
@@ -56,7 +56,7 @@ static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size
 		err = errno;
 		goto out;
 	}
-	e2v_manifest_write(f, c->mformat, c->for_builtin_sig, c->image, &all);
+	e2v_manifest_write(f, c->mformat, c->for_builtin_sig, c->w.image, &all);
 	if (fclose(f))
 		err = errno ? errno : ENOMEM;
 out:
@@ -148,7 +148,7 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 
 static void e2v_seal_note_skip(const struct e2v_seal_cli *c, const char *path)
 {
-	if (!c->quiet)
+	if (!c->w.quiet)
 		fprintf(stderr, "%s: '%s' is already sealed with these parameters; skipped\n",
 			e2v_prog, path);
 }
@@ -161,7 +161,7 @@ errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 		return ENOMEM;
 	if (res->action == E2VERITY_SEAL_SKIP)
 		e2v_seal_note_skip(c, t->path);
-	else if (c->verbose)
+	else if (c->w.verbose)
 		e2v_seal_verbose(t->path, res, bs);
 	return 0;
 }

@@ -22,7 +22,7 @@ errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	errcode_t err;
 
 	*doing = NULL;
-	c->so.quiet = c->quiet;
+	c->so.quiet = c->w.quiet;
 	err = e2v_load_signer(&c->so, &c->signer);
 	if (err)
 		return err;

@@ -71,14 +71,10 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 
 	run.pending = calloc(sel->n, sizeof(*run.pending));
 	if (!run.pending) {
-		e2v_error(ENOMEM, "while sealing files of '%s'", c->image);
+		e2v_error(ENOMEM, "while sealing files of '%s'", c->w.image);
 		return E2V_EXIT_FAILURE;
 	}
-	err = e2v_image_open(&img, c->image,
-			     E2V_IMAGE_WRITE |
-				     (c->opts.flags & E2VERITY_SEAL_FORCE ? E2V_IMAGE_FORCE : 0) |
-				     (c->quiet ? E2V_IMAGE_QUIET : 0),
-			     c->undo_file);
+	err = e2v_write_image_open(&img, &c->w, 0);
 	if (err) {
 		e2v_image_report(&img, err);
 		e2v_image_abandon(&img);
@@ -103,7 +99,7 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 			inos[i] = sel->v[i].ino;
 		err = e2verity_seal_batch_new(img.fs, &c->opts, inos, sel->n, &c->opts.batch);
 		if (err) {
-			e2v_error(err, "while starting hashing threads for '%s'", c->image);
+			e2v_error(err, "while starting hashing threads for '%s'", c->w.image);
 			status = E2V_EXIT_FAILURE;
 			goto out;
 		}
@@ -127,7 +123,7 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		if (err) {
 			if (err != E2VERITY_ET_CANCELLED)
 				e2v_error(err, "while sealing '%s' in '%s'", sel->v[i].path,
-					  c->image);
+					  c->w.image);
 			break;
 		}
 		run.npending++;
@@ -150,7 +146,7 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 	}
 	if (e2v_cancel)
 		status = 128 + e2v_cancel;
-	if (status != E2V_EXIT_OK && !c->quiet)
+	if (status != E2V_EXIT_OK && !c->w.quiet)
 		fprintf(stderr, "%s: %s: %zu of %zu files sealed\n", e2v_prog,
 			e2v_cancel ? strsignal(e2v_cancel) : "stopped", run.sealed, sel->n);
 out:

@@ -358,6 +358,56 @@ void e2v_select_args_free(struct e2v_select_args *a)
 	a->nfiles_from = a->nexcludes = 0;
 }
 
+int e2v_parse_write_option(int opt, const char *arg, struct e2v_write_args *w)
+{
+	switch (opt) {
+	case 'n':
+		w->dry_run = 1;
+		return 1;
+	case 'q':
+		w->quiet = 1;
+		return 1;
+	case 'v':
+		w->verbose = 1;
+		return 1;
+	case 'z':
+		w->undo_file = arg;
+		return 1;
+	case OPT_FORCE:
+		w->force = 1;
+		return 1;
+	}
+	return e2v_parse_select_option(opt, arg, &w->sel);
+}
+
+int e2v_write_args_finish(const struct e2v_command *cmd, int argc, char *argv[],
+			  struct e2v_write_args *w)
+{
+	int r = e2v_select_args_finish(cmd, argc, argv, &w->image, &w->sel);
+
+	if (r)
+		return r;
+	if (w->dry_run && w->undo_file)
+		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
+	return 0;
+}
+
+void e2v_write_args_free(struct e2v_write_args *w)
+{
+	e2v_select_args_free(&w->sel);
+}
+
+errcode_t e2v_write_image_open(struct e2v_image *img, const struct e2v_write_args *w, int preflight)
+{
+	unsigned int flags = (w->force ? E2V_IMAGE_FORCE : 0) | (w->quiet ? E2V_IMAGE_QUIET : 0);
+
+	if (preflight)
+		return e2v_image_open(
+			img, w->image,
+			flags | E2V_IMAGE_PREFLIGHT | (w->dry_run ? E2V_IMAGE_SHARED : 0), NULL);
+	return e2v_image_open(img, w->image, flags | E2V_IMAGE_WRITE, w->undo_file);
+}
+
 int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image, const char *verb,
 		   const struct e2v_select_args *a, int verbose)
 {

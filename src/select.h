@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* select.h - which files of an image a command works on: paths, -r, -a, --files-from, --exclude */
+/* select.h - which files of an image a command works on; the command line seal and unseal share */
 #ifndef E2VERITY_SELECT_H
 #define E2VERITY_SELECT_H
 
@@ -79,6 +79,46 @@ int e2v_parse_select_option(int opt, const char *arg, struct e2v_select_args *a)
 int e2v_select_args_finish(const struct e2v_command *cmd, int argc, char *argv[],
 			   const char **image, struct e2v_select_args *a);
 void e2v_select_args_free(struct e2v_select_args *a);
+
+/*
+ * What seal and unseal share on their command lines: IMAGE, the selection,
+ * and how the run writes (-n, -q, -v, -z, --force).  One parser, so that the
+ * two commands cannot drift apart in what these options mean.
+ */
+struct e2v_write_args {
+	const char *image;
+	struct e2v_select_args sel;
+	const char *undo_file; /* -z */
+	int dry_run, quiet, verbose, force;
+};
+
+/* the short options of e2v_write_args (the selection's among them) */
+#define E2V_WRITE_SHORTOPTS "ra0nqvz:"
+
+/* clang-format off */
+#define E2V_WRITE_LONG_OPTIONS                                                                     \
+	{ "dry-run", no_argument, NULL, 'n' },                                                     \
+	{ "quiet", no_argument, NULL, 'q' },                                                       \
+	{ "verbose", no_argument, NULL, 'v' },                                                     \
+	{ "force", no_argument, NULL, OPT_FORCE }
+/* clang-format on */
+
+/* 1 if @opt was a selection option or one above (stored in @w), 0 if not, -1 when out of memory */
+int e2v_parse_write_option(int opt, const char *arg, struct e2v_write_args *w);
+/*
+ * After the options: e2v_select_args_finish(), then the combinations refused
+ * (-z with -n).  Returns 0, or the usage status after saying what is wrong.
+ */
+int e2v_write_args_finish(const struct e2v_command *cmd, int argc, char *argv[],
+			  struct e2v_write_args *w);
+void e2v_write_args_free(struct e2v_write_args *w);
+/*
+ * Opens w->image as seal and unseal do: for writing, with the undo file (-z),
+ * or with @preflight read-only, judged as for writing (a shared lock in a dry
+ * run); --force and -q as given.
+ */
+errcode_t e2v_write_image_open(struct e2v_image *img, const struct e2v_write_args *w,
+			       int preflight);
 
 /*
  * Resolves what @a asks for in @fs.  Paths that cannot be selected are
