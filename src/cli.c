@@ -199,6 +199,17 @@ int e2v_image_paths(const struct e2v_command *cmd, char **paths, int n)
 	return 0;
 }
 
+int e2v_image_operands(const struct e2v_command *cmd, int argc, char *argv[], const char **image,
+		       char ***paths, int *npaths)
+{
+	if (optind >= argc)
+		return e2v_usage_error(cmd, "no IMAGE given");
+	*image = argv[optind];
+	*paths = argv + optind + 1;
+	*npaths = argc - optind - 1;
+	return 0;
+}
+
 void e2v_format_digest(unsigned int alg, const uint8_t *digest, char *out)
 {
 	const struct e2verity_hash_alg *a = e2verity_hash_alg_by_num(alg);

@@ -119,6 +119,13 @@ int e2v_flush_stdout(void);
 int e2v_normalize_path(char *path);
 /* Normalises command-line paths; a relative one is a usage error (returns its status). */
 int e2v_image_paths(const struct e2v_command *cmd, char **paths, int n);
+/*
+ * After the options: IMAGE, then the PATHs inside it, as given (the command
+ * judges them, then normalises them with e2v_image_paths()).  Returns 0, or
+ * the usage status when there is no IMAGE.
+ */
+int e2v_image_operands(const struct e2v_command *cmd, int argc, char *argv[], const char **image,
+		       char ***paths, int *npaths);
 
 /* "sha256:<hex>", the form of `fsverity digest` and `fsverity measure` */
 #define E2V_DIGEST_STRING_MAX (8 + 2 * E2VERITY_MAX_DIGEST_SIZE + 1)

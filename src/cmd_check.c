@@ -385,12 +385,9 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
-	if (optind >= argc)
-		return e2v_usage_error(cmd, "no IMAGE given");
-	c->image = argv[optind++];
-	c->paths = argv + optind;
-	c->npaths = argc - optind;
-	status = e2v_image_paths(cmd, c->paths, c->npaths);
+	status = e2v_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
+	if (!status)
+		status = e2v_image_paths(cmd, c->paths, c->npaths);
 	if (status)
 		return status;
 	if (progress_fd >= 0 && fcntl(progress_fd, F_GETFD) < 0)

@@ -53,7 +53,7 @@ static int e2v_measure_parse(const struct e2v_command *cmd, int argc, char *argv
 		{ NULL, 0, NULL, 0 },
 	};
 	struct e2v_getopt g;
-	int opt;
+	int opt, status;
 
 	e2v_getopt_init(&g, cmd, argc, argv, "a", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
@@ -71,11 +71,9 @@ static int e2v_measure_parse(const struct e2v_command *cmd, int argc, char *argv
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
-	if (optind >= argc)
-		return e2v_usage_error(cmd, "no IMAGE given");
-	c->image = argv[optind++];
-	c->paths = argv + optind;
-	c->npaths = argc - optind;
+	status = e2v_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
+	if (status)
+		return status;
 	if (c->all == (c->npaths > 0))
 		return e2v_usage_error(cmd, c->all ? "--all and PATHs exclude each other"
 						   : "no PATH given (or --all)");

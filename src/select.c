@@ -340,11 +340,10 @@ int e2v_parse_select_option(int opt, const char *arg, struct e2v_select_args *a)
 int e2v_select_args_finish(const struct e2v_command *cmd, int argc, char *argv[],
 			   const char **image, struct e2v_select_args *a)
 {
-	if (optind >= argc)
-		return e2v_usage_error(cmd, "no IMAGE given");
-	*image = argv[optind++];
-	a->paths = argv + optind;
-	a->npaths = argc - optind;
+	int r = e2v_image_operands(cmd, argc, argv, image, &a->paths, &a->npaths);
+
+	if (r)
+		return r;
 	if (!a->npaths && !a->all && !a->nfiles_from)
 		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
 	return e2v_image_paths(cmd, a->paths, a->npaths);
