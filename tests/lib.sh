@@ -114,6 +114,22 @@ hex2bin()
 	}')"
 }
 
+# smime_sign_digests LIST DIR CERT KEY: for each line "HEX PATH" of LIST (as
+# `seal -n --for-builtin-sig --manifest=LIST` writes them), DIR/PATH.sig signed by openssl alone,
+# the files `seal --signatures-from=DIR` reads
+smime_sign_digests()
+{
+	ssd_list=$1 ssd_dir=$2 ssd_cert=$3 ssd_key=$4
+	mkdir -p "$ssd_dir"
+	while read -r ssd_hex ssd_path; do
+		mkdir -p "$ssd_dir$(dirname "$ssd_path")"
+		hex2bin "$ssd_hex" >"$T_TMP/signed.bin"
+		openssl smime -sign -binary -noattr -outform der -signer "$ssd_cert" -inkey "$ssd_key" \
+			-in "$T_TMP/signed.bin" -out "$ssd_dir$ssd_path.sig" 2>"$T_TMP/openssl.err" ||
+			fail "openssl smime $ssd_path: $(cat "$T_TMP/openssl.err")"
+	done <"$ssd_list"
+}
+
 # le32 N: the four little-endian bytes of N, on standard output
 le32()
 {

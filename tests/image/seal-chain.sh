@@ -111,13 +111,7 @@ cp base.img det.img
 "$E2VERITY" seal -n -q --for-builtin-sig --manifest=digests.txt det.img /a /b /d/e ||
 	fail "seal -n --manifest: exit $?"
 check "seal -n --manifest: image unchanged" cmp -s det.img base.img
-mkdir sigs
-while read -r hex path; do
-	mkdir -p "sigs$(dirname "$path")"
-	hex2bin "$hex" >signed.bin
-	openssl smime -sign -binary -noattr -outform der -signer signer.crt -inkey signer.key \
-		-in signed.bin -out "sigs$path.sig" 2>openssl.err || fail "openssl smime: $(cat openssl.err)"
-done <digests.txt
+smime_sign_digests digests.txt sigs signer.crt signer.key
 "$E2VERITY" seal -q --signatures-from=sigs --ca=ca.crt det.img /a /b /d/e
 check "seal --signatures-from --ca: exit 0" test $? -eq 0
 for f in a b d/e; do

@@ -7,14 +7,9 @@ set -eu
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
-KHARNESS_DIR=$top_srcdir/tests/kernel
-V=${V:-}
-# shellcheck source=tests/lib.sh disable=SC1091
-. "$top_srcdir/tests/lib.sh"
 # shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
-. "$KHARNESS_DIR/kernel-lib.sh"
-kh_require
-require_cmd mke2fs e2fsck dumpe2fs fsverity sha256sum
+. "$top_srcdir/tests/kernel/kernel-lib.sh"
+kh_setup mke2fs e2fsck dumpe2fs fsverity sha256sum
 FAULT=$top_builddir/tests/helpers/e2verity-fault
 [ -x "$FAULT" ] || skip "tests/helpers/e2verity-fault is not built"
 t_tmpdir

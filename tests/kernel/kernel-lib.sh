@@ -120,6 +120,17 @@ kh_require()
 	kh_check || kh_skip "kernel harness: $KH_WHY"
 }
 
+# kh_setup CMD... - the start of a kernel test, once top_srcdir and top_builddir are set and this
+# file sourced: tests/lib.sh, then kh_require, then require_cmd CMD...; anything missing is a SKIP
+kh_setup()
+{
+	V=${V:-}
+	# shellcheck source=tests/lib.sh disable=SC1091
+	. "$top_srcdir/tests/lib.sh"
+	kh_require
+	require_cmd "$@"
+}
+
 # kh_boot [run.sh options] GUEST_SCRIPT - boot once; see run.sh for options.
 # Exit status: the guest script's; 77 skip; 99 the guest did not finish.
 kh_boot()

@@ -15,14 +15,9 @@ set -eu
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
-KHARNESS_DIR=$top_srcdir/tests/kernel
-V=${V:-}
-# shellcheck source=tests/lib.sh disable=SC1091
-. "$top_srcdir/tests/lib.sh"
 # shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
-. "$KHARNESS_DIR/kernel-lib.sh"
-kh_require
-require_cmd mke2fs e2fsck debugfs dumpe2fs od dd sha256sum truncate sort cmp
+. "$top_srcdir/tests/kernel/kernel-lib.sh"
+kh_setup mke2fs e2fsck debugfs dumpe2fs od dd sha256sum truncate sort cmp
 [ -x "$E2VERITY" ] || skip "$E2VERITY is not built"
 t_tmpdir
 tmp=$T_TMP

@@ -11,24 +11,14 @@ set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
-KHARNESS_DIR=$top_srcdir/tests/kernel
-V=${V:-}
-# shellcheck source=tests/lib.sh disable=SC1091
-. "$top_srcdir/tests/lib.sh"
 # shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
-. "$KHARNESS_DIR/kernel-lib.sh"
-kh_require
-require_cmd mke2fs e2fsck openssl sha256sum awk cmp
+. "$top_srcdir/tests/kernel/kernel-lib.sh"
+kh_setup mke2fs e2fsck openssl sha256sum awk cmp
 [ -x "$E2VERITY" ] || skip "$E2VERITY is not built"
 t_tmpdir
 tmp=$T_TMP
 cd "$tmp"
 
-# same WHAT GOT WANT
-same()
-{
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', want '$3'"; fi
-}
 ossl()
 {
 	openssl "$@" >/dev/null 2>"$tmp/openssl.err" || { cat "$tmp/openssl.err" >&2; kh_fail "openssl $*"; }
@@ -81,25 +71,7 @@ cp img before.img
 "$E2VERITY" seal -n -q --for-builtin-sig --manifest=digests.txt img /b/x /b/sub/y ||
 	fail "seal -n --manifest: exit $?"
 check "seal -n --manifest left the image alone" cmp -s before.img img
-# hex2bin HEX: the bytes, with POSIX tools only (printf octal escapes)
-hex2bin()
-{
-	# shellcheck disable=SC2059
-	printf "$(printf '%s' "$1" | awk '{
-		for (i = 1; i < length($0); i += 2) {
-			hi = index("0123456789abcdef", substr($0, i, 1)) - 1
-			lo = index("0123456789abcdef", substr($0, i + 1, 1)) - 1
-			printf "\\%03o", hi * 16 + lo
-		}
-	}')"
-}
-mkdir sigs
-while read -r hex path; do
-	mkdir -p "sigs$(dirname "$path")"
-	hex2bin "$hex" >signed.bin
-	openssl smime -sign -binary -noattr -outform der -signer dsigner.crt -inkey dsigner.key \
-		-in signed.bin -out "sigs$path.sig" 2>openssl.err || fail "openssl smime $path: $(cat openssl.err)"
-done <digests.txt
+smime_sign_digests digests.txt sigs dsigner.crt dsigner.key
 same "manifest lines" "$(wc -l <digests.txt | tr -d ' ')" 2
 "$E2VERITY" seal -q --signatures-from=sigs --cert=dsigner.crt img /b/x /b/sub/y ||
 	fail "seal --signatures-from: exit $?"
