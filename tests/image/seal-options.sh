@@ -20,23 +20,24 @@ mkimg base.img src 32M -b 4096
 # sealed NAME IMG PATH...: each PATH has EXT4_VERITY_FL; unsealed: none has it
 sealed()
 {
-	sd_name=$1 sd_img=$2
-	shift 2
-	for sd_p in "$@"; do
-		sd_f=$(inode_flags "$sd_img" "$sd_p")
-		[ $((sd_f & 0x100000)) -ne 0 ] || { fail "$sd_name: $sd_p is not sealed ($sd_f)"; return; }
-	done
-	pass "$sd_name"
+	verity_is 1 "is not sealed" "$@"
 }
 unsealed()
 {
-	us_name=$1 us_img=$2
-	shift 2
-	for us_p in "$@"; do
-		us_f=$(inode_flags "$us_img" "$us_p")
-		[ $((us_f & 0x100000)) -eq 0 ] || { fail "$us_name: $us_p is sealed ($us_f)"; return; }
+	verity_is 0 "is sealed" "$@"
+}
+# verity_is WANT WRONG NAME IMG PATH...: EXT4_VERITY_FL is WANT (0 or 1) on each PATH, else
+# "PATH WRONG" fails NAME
+verity_is()
+{
+	vi_want=$1 vi_wrong=$2 vi_name=$3 vi_img=$4
+	shift 4
+	for vi_p in "$@"; do
+		vi_f=$(inode_flags "$vi_img" "$vi_p")
+		[ $((vi_f >> 20 & 1)) -eq "$vi_want" ] ||
+			{ fail "$vi_name: $vi_p $vi_wrong ($vi_f)"; return; }
 	done
-	pass "$us_name"
+	pass "$vi_name"
 }
 
 # -r and --exclude
