@@ -165,6 +165,12 @@ errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ex
 
 /* ---- util.c -------------------------------------------------------------------- */
 
+/*
+ * Makes room in the array *@v of *@cap elements of @size bytes for element
+ * @n (doubling it): 0, or -1 when out of memory (*@v and *@cap unchanged).
+ */
+int e2v_grow(void **v, size_t *cap, size_t n, size_t size);
+
 void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex);
 /* Parses hex; returns the number of bytes, or -1 if not hex or longer than @max. */
 int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max);

@@ -48,20 +48,6 @@ struct e2v_check_cli {
 	char errbuf[512];     /* what stopped the run, for --json */
 };
 
-static int e2v_grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	*cap = *cap ? 2 * *cap : 32;
-	nv = realloc(*v, *cap * size);
-	if (!nv)
-		return -1;
-	*v = nv;
-	return 0;
-}
-
 static errcode_t e2v_on_finding(void *ctx, const struct e2verity_finding *f)
 {
 	struct e2v_check_cli *c = ctx;

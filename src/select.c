@@ -52,15 +52,8 @@ static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_
 		return 0;
 	if (ext2fs_test_inode_bitmap2(s->seen, ino) && !s->all_names)
 		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct e2v_target *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (e2v_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+		return ENOMEM;
 	s->v[s->n].path = strdup(path);
 	if (!s->v[s->n].path)
 		return ENOMEM;
@@ -93,16 +86,9 @@ static int e2v_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent,
 	if ((len == 1 && dirent->name[0] == '.') ||
 	    (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
 		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 32;
-		struct e2v_dirent *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			l->err = ENOMEM;
-			return DIRENT_ABORT;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (e2v_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
+		l->err = ENOMEM;
+		return DIRENT_ABORT;
 	}
 	l->v[l->n].name = strndup(dirent->name, len);
 	if (!l->v[l->n].name) {

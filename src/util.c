@@ -43,7 +43,8 @@ int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t)
 	case OPT_BLOCK_SIZE:
 		if (e2v_parse_block_size(arg, &t->params.block_size)) {
 			fprintf(stderr,
-				"%s: invalid block size '%s': must be a power of 2 from 1024 to 65536\n",
+				"%s: invalid block size '%s': must be a power of 2 from 1024 to "
+				"65536\n",
 				e2v_prog, arg);
 			return -1;
 		}
@@ -65,6 +66,22 @@ int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t)
 		t->out_descriptor = arg;
 		return 1;
 	}
+	return 0;
+}
+
+int e2v_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? 2 * *cap : 32;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
 	return 0;
 }
 
