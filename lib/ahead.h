@@ -23,6 +23,7 @@ struct e2v_ahead_job {
 	uint8_t salt[E2VERITY_MAX_SALT_SIZE];
 	/* the result: every tree block in the order e2verity_compute() emitted it */
 	errcode_t err;
+	int tail_zero; /* the bytes after EOF in the last block are zeros on disk */
 	struct e2verity_result res;
 	uint8_t *tree;
 	uint64_t *offsets;

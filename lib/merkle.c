@@ -138,18 +138,37 @@ static errcode_t e2v_hole_blocks(struct e2v_builder *b, e2verity_seek_data_fn se
 	return 0;
 }
 
-/* Hash every data block, feeding leaf digests into the level buffers. */
+/* The digests of the chunk the threads were hashing, once they are done, into level 0. */
+static errcode_t e2v_collect(struct e2v_builder *b, struct e2verity_workers *workers,
+			     const uint8_t *digests, size_t *pending)
+{
+	size_t n = *pending;
+	errcode_t err;
+
+	if (!n)
+		return 0;
+	*pending = 0;
+	err = e2v_workers_finish(workers);
+	for (size_t i = 0; !err && i < n; i++)
+		err = e2v_add_hash(b, 0, digests + i * b->digest_size);
+	return err;
+}
+
+/*
+ * Hash every data block, feeding leaf digests into the level buffers.  With
+ * other threads, the next chunk is read while they hash the last one.
+ */
 static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2verity_read_fn read,
 			       e2verity_seek_data_fn seek, void *read_ctx, struct e2v_scratch *keep)
 {
-	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
-	int have_zero = 0;
 	const unsigned int bs = b->p->block_size;
 	uint64_t chunk_size = e2v_round_up(data_size, bs);
 	struct e2verity_workers *workers = b->p->workers, *own = NULL;
-	uint64_t active;
-	uint8_t *chunk = NULL, *digests = NULL;
-	uint64_t pos = 0;
+	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
+	uint8_t *bufs[2] = { NULL, NULL }, *digests = NULL;
+	uint64_t active, pos = 0, hole;
+	size_t pending = 0; /* blocks of the chunk the threads are hashing */
+	int have_zero = 0, cur = 0;
 	errcode_t err;
 
 	/* small files are common: size the buffer and the threads to the file */
@@ -174,60 +193,75 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 		keep->size = keep->chunk && keep->digests ? E2V_CHUNK_SIZE : 0;
 	}
 	if (keep && keep->size) {
-		chunk = keep->chunk;
+		bufs[0] = keep->chunk;
 		digests = keep->digests;
 	} else {
-		chunk = malloc(chunk_size);
+		bufs[0] = malloc(chunk_size);
 		digests = malloc((chunk_size / bs) * b->digest_size);
 	}
-	if (!chunk || !digests) {
+	if (active > 1)
+		bufs[1] = malloc(chunk_size);
+	if (!bufs[0] || !digests || (active > 1 && !bufs[1])) {
 		err = E2VERITY_ET_NO_MEMORY;
 		goto out;
 	}
-	while (pos < data_size) {
-		size_t len = data_size - pos < chunk_size ? data_size - pos : chunk_size;
-		size_t nblocks = e2v_div_round_up(len, bs);
-		uint64_t hole;
+	while (pos < data_size || pending) {
+		size_t len = 0, nblocks = 0;
 
-		err = e2v_hole_blocks(b, seek, read_ctx, pos, data_size, &hole);
-		if (err)
-			goto out;
-		if (hole) {
-			if (!have_zero) {
-				memset(chunk, 0, bs);
-				err = e2verity_hasher_block(b->hasher, chunk, bs, zero_digest);
+		/* bufs[cur] is never the one being hashed */
+		if (pos < data_size) {
+			err = e2v_hole_blocks(b, seek, read_ctx, pos, data_size, &hole);
+			if (err)
+				goto out;
+			if (hole) {
+				err = e2v_collect(b, workers, digests, &pending);
+				if (!err && !have_zero) {
+					memset(bufs[cur], 0, bs);
+					err = e2verity_hasher_block(b->hasher, bufs[cur], bs,
+								    zero_digest);
+					have_zero = 1;
+				}
+				if (!err)
+					err = e2v_add_repeat(b, 0, zero_digest, hole);
 				if (err)
 					goto out;
-				have_zero = 1;
+				pos = data_size - pos <= hole * bs ? data_size : pos + hole * bs;
+				continue;
 			}
-			err = e2v_add_repeat(b, 0, zero_digest, hole);
+			len = data_size - pos < chunk_size ? data_size - pos : chunk_size;
+			nblocks = e2v_div_round_up(len, bs);
+			err = read(read_ctx, bufs[cur], len, pos);
 			if (err)
 				goto out;
-			pos = data_size - pos <= hole * bs ? data_size : pos + hole * bs;
-			continue;
+			/* a partial last block is hashed zero-padded */
+			memset(bufs[cur] + len, 0, nblocks * bs - len);
 		}
-		err = read(read_ctx, chunk, len, pos);
+		err = e2v_collect(b, workers, digests, &pending);
+		if (!err && nblocks)
+			err = e2v_workers_start(workers, active, b->hasher, bufs[cur], nblocks, bs,
+						digests);
 		if (err)
 			goto out;
-		/* a partial last block is hashed zero-padded */
-		memset(chunk + len, 0, nblocks * bs - len);
-		err = e2v_workers_hash(workers, active, b->hasher, chunk, nblocks, bs, digests);
-		if (err)
-			goto out;
-		for (size_t i = 0; i < nblocks; i++) {
-			err = e2v_add_hash(b, 0, digests + i * b->digest_size);
-			if (err)
-				goto out;
-		}
+		pending = nblocks;
 		pos += len;
+		if (bufs[1])
+			cur ^= 1;
+		else /* one buffer: done with it before the next read */
+			err = e2v_collect(b, workers, digests, &pending);
+		if (err)
+			goto out;
 	}
 	err = 0;
 out:
+	/* the threads may still be reading a buffer */
+	if (pending)
+		e2v_workers_finish(workers);
 	e2verity_workers_free(own);
-	if (!keep || chunk != keep->chunk) {
-		free(chunk);
+	if (!keep || bufs[0] != keep->chunk) {
+		free(bufs[0]);
 		free(digests);
 	}
+	free(bufs[1]);
 	return err;
 }
 

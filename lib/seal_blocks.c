@@ -349,6 +349,20 @@ errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint6
 	return e2v_tree_writer_put(w, part->lblk, part->buf);
 }
 
+errcode_t e2v_tree_writer_bytes(struct e2v_tree_writer *w, const void *buf, size_t len,
+				uint64_t pos)
+{
+	const unsigned int bs = w->f->fs->blocksize;
+	const uint8_t *p = buf;
+	errcode_t err = 0;
+
+	if (len % bs || pos % bs)
+		return E2VERITY_ET_CORRUPT; /* cannot happen: the layout is block-aligned */
+	for (; !err && len; p += bs, pos += bs, len -= bs)
+		err = e2v_tree_writer_put(w, pos / bs, p);
+	return err;
+}
+
 void e2v_tree_writer_free(struct e2v_tree_writer *w)
 {
 	for (size_t i = 0; i < w->nparts; i++)
@@ -358,30 +372,4 @@ void e2v_tree_writer_free(struct e2v_tree_writer *w)
 	w->parts = NULL;
 	w->nparts = 0;
 	w->buf = NULL;
-}
-
-errcode_t e2v_write_blocks(struct e2v_ext4_file *f, const void *buf, size_t len, uint64_t pos)
-{
-	const unsigned int bs = f->fs->blocksize;
-	const uint8_t *p = buf;
-	errcode_t err;
-
-	while (len) {
-		blk64_t pblk, run;
-
-		err = e2v_ext4_file_map(f, pos / bs, &pblk, &run);
-		if (err)
-			return err;
-		if (run > len / bs)
-			run = len / bs;
-		e2v_io_data(f->fs, 1);
-		err = io_channel_write_blk64(f->fs->io, pblk, run, p);
-		e2v_io_data(f->fs, 0);
-		if (err)
-			return err;
-		p += run * bs;
-		pos += run * bs;
-		len -= run * bs;
-	}
-	return 0;
 }

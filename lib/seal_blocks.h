@@ -65,9 +65,13 @@ errcode_t e2v_tree_writer_init(struct e2v_tree_writer *w, struct e2v_ext4_file *
 errcode_t e2v_tree_writer_block(void *ctx, const void *block, size_t size, uint64_t offset);
 /* Writes what is collected, partly assembled fs blocks included (zero-padded). */
 errcode_t e2v_tree_writer_flush(struct e2v_tree_writer *w);
+/*
+ * Queues @len bytes, whole fs blocks, at byte @pos of the file past the tree
+ * (the descriptor region): they go out in the tree's last write when the
+ * blocks follow it on disk.  e2v_tree_writer_flush() writes them.
+ */
+errcode_t e2v_tree_writer_bytes(struct e2v_tree_writer *w, const void *buf, size_t len,
+				uint64_t pos);
 void e2v_tree_writer_free(struct e2v_tree_writer *w);
-
-/* Writes whole fs blocks: @len bytes (a multiple of the block size) at file offset @pos. */
-errcode_t e2v_write_blocks(struct e2v_ext4_file *f, const void *buf, size_t len, uint64_t pos);
 
 #endif /* E2VERITY_SEAL_BLOCKS_H */

@@ -23,7 +23,8 @@ static blk64_t e2v_file_blocks(const struct e2v_ext4_file *f)
 }
 
 /* Writes the descriptor, the signature and the size word: [desc_pos, end). */
-static errcode_t e2v_write_descriptor(struct e2v_ext4_file *f, const struct e2verity_ext4_layout *l,
+static errcode_t e2v_write_descriptor(struct e2v_tree_writer *w,
+				      const struct e2verity_ext4_layout *l,
 				      const struct e2verity_descriptor *d, const uint8_t *sig)
 {
 	size_t len = l->end - l->desc_pos;
@@ -37,9 +38,10 @@ static errcode_t e2v_write_descriptor(struct e2v_ext4_file *f, const struct e2ve
 	if (d->sig_size)
 		memcpy(buf + E2VERITY_DESCRIPTOR_SIZE, sig, d->sig_size);
 	e2v_put_le32(buf + len - 4, l->desc_size);
-	err = e2v_write_blocks(f, buf, len, l->desc_pos);
+	/* with the tree's last blocks: one write for a small file's whole metadata */
+	err = e2v_tree_writer_bytes(w, buf, len, l->desc_pos);
 	free(buf);
-	return err;
+	return err ? err : e2v_tree_writer_flush(w);
 }
 
 /* Sets the verity feature on disk before the first inode carries the flag. */
@@ -113,6 +115,11 @@ static errcode_t e2v_seal_begin(struct e2v_sealing *s, struct e2verity_seal_resu
 		return err;
 	res->blocks_freed = s->before - e2v_file_blocks(&s->f);
 	s->before = e2v_file_blocks(&s->f);
+	/* a thread hashing ahead may have looked already */
+	if (s->job && s->job->tail_zero && s->job->size == s->plan.data_size) {
+		res->tail_zeroed = 0;
+		return 0;
+	}
 	return e2v_zero_tail(&s->f, &res->tail_zeroed);
 }
 
@@ -162,8 +169,6 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 		err = e2verity_compute_sparse(&s->p, plan->data_size, e2v_seal_read, e2v_seal_seek,
 					      &rd, e2v_tree_writer_block, &s->w, &s->r);
 	}
-	if (!err)
-		err = e2v_tree_writer_flush(&s->w);
 	if (err)
 		return err;
 	if (opts->sign) {
@@ -180,7 +185,7 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 			return err;
 	}
 	s->r.desc.sig_size = sig_size;
-	err = e2v_write_descriptor(&s->f, &res->layout, &s->r.desc, sig);
+	err = e2v_write_descriptor(&s->w, &res->layout, &s->r.desc, sig);
 	if (err)
 		return err;
 	/* the kernel finds the descriptor through the last extent: it must end at the size word */

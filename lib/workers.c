@@ -29,12 +29,13 @@ struct e2verity_workers {
 	int quit;
 	unsigned int nthreads; /* with the caller's */
 	unsigned int started;
-	/* the current job */
+	/* the current job, handed out in slices to whichever thread asks first */
 	struct e2verity_hasher *tmpl;
 	const uint8_t *data;
 	uint8_t *digests;
-	size_t nblocks;
+	size_t nblocks, slice, next; /* next: the first block no thread has taken (atomic) */
 	unsigned int block_size, active;
+	int running; /* a job started and not yet finished */
 	struct e2v_worker workers[E2V_MAX_THREADS];
 };
 
@@ -94,19 +95,23 @@ static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size
 	return 0;
 }
 
-static errcode_t e2v_worker_slice(struct e2verity_workers *p, struct e2v_worker *w)
+/* Takes slices of the job until none is left. */
+static errcode_t e2v_worker_run(struct e2verity_workers *p, struct e2v_worker *w)
 {
-	size_t per = e2v_div_round_up(p->nblocks, p->active);
-	size_t first = per * w->index;
-	size_t last = first + per < p->nblocks ? first + per : p->nblocks;
 	errcode_t err;
 
-	if (first >= last)
-		return 0;
 	err = e2v_worker_adopt(w, p->tmpl);
-	if (err)
-		return err;
-	return e2v_hash_blocks(w, p->data, first, last, p->block_size, p->digests);
+	while (!err) {
+		size_t first = __atomic_fetch_add(&p->next, p->slice, __ATOMIC_RELAXED);
+		size_t last = first + p->slice < p->nblocks ? first + p->slice : p->nblocks;
+
+		if (first >= p->nblocks)
+			break;
+		err = e2v_hash_blocks(w, p->data, first, last, p->block_size, p->digests);
+	}
+	if (err) /* the others stop at their next slice */
+		__atomic_store_n(&p->next, p->nblocks, __ATOMIC_RELAXED);
+	return err;
 }
 
 static void *e2v_worker_main(void *arg)
@@ -123,7 +128,7 @@ static void *e2v_worker_main(void *arg)
 			break;
 		seen = p->generation;
 		pthread_mutex_unlock(&p->lock);
-		w->err = w->index < p->active ? e2v_worker_slice(p, w) : 0;
+		w->err = w->index < p->active ? e2v_worker_run(p, w) : 0;
 		pthread_mutex_lock(&p->lock);
 		if (--p->pending == 0)
 			pthread_cond_signal(&p->done);
@@ -132,34 +137,62 @@ static void *e2v_worker_main(void *arg)
 	return NULL;
 }
 
-errcode_t e2v_workers_hash(struct e2verity_workers *p, unsigned int active,
-			   struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
-			   unsigned int block_size, uint8_t *digests)
+errcode_t e2v_workers_start(struct e2verity_workers *p, unsigned int active,
+			    struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
+			    unsigned int block_size, uint8_t *digests)
 {
-	errcode_t err;
+	unsigned int n = p && active < p->nthreads ? active : e2v_workers_count(p);
 
-	if (!p) {
+	if (!p || n <= 1) {
+		/* one thread: the caller hashes it all in e2v_workers_finish() */
 		struct e2v_worker solo = { .hasher = tmpl };
 
-		return e2v_hash_blocks(&solo, data, 0, nblocks, block_size, digests);
-	}
-	if (active <= 1 || p->nthreads <= 1) {
-		err = e2v_worker_adopt(&p->workers[0], tmpl);
-		return err ? err
-			   : e2v_hash_blocks(&p->workers[0], data, 0, nblocks, block_size, digests);
+		if (!p)
+			return e2v_hash_blocks(&solo, data, 0, nblocks, block_size, digests);
+		p->tmpl = tmpl;
+		p->data = data;
+		p->nblocks = nblocks;
+		p->digests = digests;
+		p->block_size = block_size;
+		p->active = 1;
+		p->running = 1;
+		return 0;
 	}
 	p->tmpl = tmpl;
 	p->data = data;
 	p->nblocks = nblocks;
 	p->digests = digests;
 	p->block_size = block_size;
-	p->active = active < p->nthreads ? active : p->nthreads;
+	p->active = n;
+	/* a few slices a thread: whoever is free takes the next, the caller too once it is back */
+	p->slice = e2v_div_round_up(nblocks, 4 * n);
+	p->slice += p->slice & 1; /* pairs for the two-lane hash */
+	if (p->slice < 16)
+		p->slice = 16;
+	p->next = 0;
+	p->running = 1;
 	pthread_mutex_lock(&p->lock);
 	p->pending = p->nthreads - 1;
 	p->generation++;
 	pthread_cond_broadcast(&p->start);
 	pthread_mutex_unlock(&p->lock);
-	err = e2v_worker_slice(p, &p->workers[0]);
+	return 0;
+}
+
+errcode_t e2v_workers_finish(struct e2verity_workers *p)
+{
+	errcode_t err;
+
+	if (!p || !p->running)
+		return 0;
+	p->running = 0;
+	if (p->active <= 1) {
+		err = e2v_worker_adopt(&p->workers[0], p->tmpl);
+		return err ? err
+			   : e2v_hash_blocks(&p->workers[0], p->data, 0, p->nblocks, p->block_size,
+					     p->digests);
+	}
+	err = e2v_worker_run(p, &p->workers[0]);
 	pthread_mutex_lock(&p->lock);
 	while (p->pending)
 		pthread_cond_wait(&p->done, &p->lock);
@@ -167,6 +200,15 @@ errcode_t e2v_workers_hash(struct e2verity_workers *p, unsigned int active,
 	for (unsigned int i = 1; !err && i < p->active; i++)
 		err = p->workers[i].err;
 	return err;
+}
+
+errcode_t e2v_workers_hash(struct e2verity_workers *p, unsigned int active,
+			   struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
+			   unsigned int block_size, uint8_t *digests)
+{
+	errcode_t err = e2v_workers_start(p, active, tmpl, data, nblocks, block_size, digests);
+
+	return err ? err : e2v_workers_finish(p);
 }
 
 unsigned int e2v_workers_count(const struct e2verity_workers *p)

@@ -18,6 +18,17 @@ errcode_t e2v_workers_hash(struct e2verity_workers *w, unsigned int active,
 			   struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
 			   unsigned int block_size, uint8_t *digests);
 
+/*
+ * e2v_workers_hash() in two halves: the other threads start on the blocks at
+ * once, and the caller, back from other work (reading the next chunk), joins
+ * them in e2v_workers_finish(), which returns when all are hashed.  @data and
+ * @digests must stay untouched in between.  Without a pool, start hashes it all.
+ */
+errcode_t e2v_workers_start(struct e2verity_workers *w, unsigned int active,
+			    struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
+			    unsigned int block_size, uint8_t *digests);
+errcode_t e2v_workers_finish(struct e2verity_workers *w);
+
 /* threads of @w, counting the caller's */
 unsigned int e2v_workers_count(const struct e2verity_workers *w);
 
