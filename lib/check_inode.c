@@ -311,6 +311,12 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 
 		return e2v_report(c, E2VERITY_PR_EXTENTS_UNREADABLE, &fi);
 	}
+	/* a file hashed ahead: its metadata is read the way its data was */
+	if (c->ahead && c->ahead->fd >= 0) {
+		f.direct = 1;
+		f.fd = c->ahead->fd;
+		f.base = c->ahead->base;
+	}
 	err = e2v_check_file(c, &f);
 	/* a scan of every inode: for the first damaged files only, so work stays bounded */
 	if (!err && c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)

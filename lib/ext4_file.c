@@ -2,8 +2,10 @@
 /* ext4_file.c - internal: extent-mapped reads of an inode, in large runs, past EOF too */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ext4_file.h"
 #include "layout.h"
@@ -88,6 +90,8 @@ errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
 	if (err)
 		return err;
 	f->size = EXT2_I_SIZE(inode);
+	free(f->meta);
+	f->meta = NULL;
 	if (!LINUX_S_ISREG(inode->i_mode))
 		return E2VERITY_ET_NOT_REGULAR;
 	/* every offset derived from i_size must fit in 64 bits */
@@ -120,8 +124,10 @@ void e2v_ext4_file_close(struct e2v_ext4_file *f)
 {
 	free(f->extents);
 	free(f->bounce);
+	free(f->meta);
 	f->extents = NULL;
 	f->bounce = NULL;
+	f->meta = NULL;
 	f->nr_extents = 0;
 }
 
@@ -204,7 +210,28 @@ blk64_t e2v_ext4_unmapped(const struct e2v_ext4_file *f, blk64_t first, blk64_t 
 	return missing;
 }
 
-errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
+/* @count bytes at byte @pos of the filesystem, from the image file itself */
+static errcode_t e2v_pread_all(const struct e2v_ext4_file *f, void *buf, size_t count, uint64_t pos)
+{
+	uint8_t *p = buf;
+
+	while (count) {
+		ssize_t n = pread(f->fd, p, count, f->base + pos);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return E2VERITY_ET_SHORT_READ;
+		p += n;
+		pos += n;
+		count -= n;
+	}
+	return 0;
+}
+
+static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
 {
 	const unsigned int bs = f->fs->blocksize;
 	uint8_t *out = buf;
@@ -227,6 +254,14 @@ errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, u
 			if (run_bytes > count)
 				run_bytes = count;
 			memset(out, 0, run_bytes);
+		} else if (f->direct) {
+			run_bytes = (e->lblk + e->len - lblk) * bs - in_block;
+			if (run_bytes > count)
+				run_bytes = count;
+			err = e2v_pread_all(f, out, run_bytes,
+					    (e->pblk + (lblk - e->lblk)) * (uint64_t)bs + in_block);
+			if (err)
+				return err;
 		} else if (in_block || count < bs) {
 			/* a partial block goes through the bounce buffer */
 			err = io_channel_read_blk64(f->fs->io, e->pblk + (lblk - e->lblk), 1,
@@ -250,6 +285,55 @@ errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, u
 		offset += run_bytes;
 		count -= run_bytes;
 	}
+	return 0;
+}
+
+/* Metadata regions up to this size are read in one go when reading directly */
+#define E2V_META_WHOLE (256u << 10)
+
+/*
+ * Whether [@offset, @offset + @count) lies in the metadata region of a file
+ * read directly, which is then in f->meta: its size word, descriptor and tree
+ * come from one read instead of three.
+ */
+static errcode_t e2v_meta_region(struct e2v_ext4_file *f, uint64_t offset, size_t count, int *hit)
+{
+	const struct e2v_extent *last = e2v_ext4_last_extent(f);
+	uint64_t start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN), end;
+	errcode_t err;
+
+	*hit = 0;
+	if (!f->direct || !last)
+		return 0;
+	end = (last->lblk + last->len) * (uint64_t)f->fs->blocksize;
+	if (end <= start || end - start > E2V_META_WHOLE || offset < start || offset > end ||
+	    count > end - offset)
+		return 0;
+	if (!f->meta) {
+		f->meta = malloc(end - start);
+		if (!f->meta)
+			return 0; /* read it piecemeal */
+		err = e2v_read_mapped(f, f->meta, end - start, start);
+		if (err) {
+			free(f->meta);
+			f->meta = NULL;
+			return err;
+		}
+		f->meta_pos = start;
+		f->meta_len = end - start;
+	}
+	*hit = 1;
+	return 0;
+}
+
+errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
+{
+	int hit;
+	errcode_t err = e2v_meta_region(f, offset, count, &hit);
+
+	if (err || !hit)
+		return err ? err : e2v_read_mapped(f, buf, count, offset);
+	memcpy(buf, f->meta + (offset - f->meta_pos), count);
 	return 0;
 }
 

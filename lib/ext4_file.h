@@ -24,6 +24,16 @@ struct e2v_ext4_file {
 	/* blocks used by the extent tree itself (index and leaf nodes outside the inode) */
 	blk64_t tree_node_blocks;
 	uint8_t *bounce; /* one fs block */
+	/*
+	 * Set by a reader that writes nothing: reads go to @fd at @base with
+	 * pread(), past libext2fs' small block cache, which then keeps the
+	 * inode table blocks rather than this file's.
+	 */
+	int direct, fd;
+	uint64_t base;
+	/* read directly: a small metadata region, read whole at its first use */
+	uint8_t *meta;
+	uint64_t meta_pos, meta_len;
 };
 
 /*
