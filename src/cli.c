@@ -140,20 +140,6 @@ again:
 	return opt;
 }
 
-int e2v_getopt_bad(struct e2v_getopt *g, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s %s: ", e2v_prog, g->cmd->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	e2v_usage(g->cmd, stderr);
-	g->status = e2v_status_usage(g->cmd);
-	return '?';
-}
-
 int e2v_flush_stdout(void)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))

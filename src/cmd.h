@@ -105,9 +105,6 @@ struct e2v_getopt {
 void e2v_getopt_init(struct e2v_getopt *g, const struct e2v_command *cmd, int argc, char *argv[],
 		     const char *shortopts, const struct option *longopts);
 int e2v_getopt(struct e2v_getopt *g);
-/* A bad option value: prints "e2verity CMD: <reason>" and the usage, sets @status, returns '?'. */
-int e2v_getopt_bad(struct e2v_getopt *g, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* Flushes stdout; a failed write (a full disk, a closed pipe) is reported: returns -1. */
 int e2v_flush_stdout(void);
