@@ -213,14 +213,26 @@ unsigned int e2v_default_threads(void)
 	return n < 1 ? 1 : n > E2V_DEFAULT_THREADS_MAX ? E2V_DEFAULT_THREADS_MAX : n;
 }
 
-int e2v_parse_threads(const char *arg, unsigned int *out)
+int e2v_parse_u64(const char *arg, uint64_t max, uint64_t *out)
 {
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
+	if (arg[0] == '-')
+		return -1;
 	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (arg[0] == '-' || errno || end == arg || *end || v < 1 || v > E2V_THREADS_MAX)
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int e2v_parse_threads(const char *arg, unsigned int *out)
+{
+	uint64_t v;
+
+	if (e2v_parse_u64(arg, E2V_THREADS_MAX, &v) || v < 1)
 		return -1;
 	*out = v;
 	return 0;

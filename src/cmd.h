@@ -135,6 +135,13 @@ unsigned int e2v_default_threads(void);
 int e2v_parse_threads(const char *arg, unsigned int *out);
 
 /*
+ * A decimal number up to @max: 0, or -1 when it is not one (a sign, junk after
+ * it, too large).  "-1" is refused, not taken as the largest number as
+ * strtoull() would.
+ */
+int e2v_parse_u64(const char *arg, uint64_t max, uint64_t *out);
+
+/*
  * Progress, one style for every command: a line redrawn on a terminal's
  * stderr (nothing when it is not a terminal), and e2fsck -C's machine lines
  * ("PASS DONE TOTAL DEVICE") on a descriptor.

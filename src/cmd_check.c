@@ -301,12 +301,9 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 /* -C FD: 0 draws a bar on a terminal, any other number gets e2fsck's machine lines */
 static int e2v_parse_fd(const char *arg, int *fd)
 {
-	char *end;
-	long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (arg[0] == '-' || errno || end == arg || *end || v > 1 << 20)
+	if (e2v_parse_u64(arg, 1 << 20, &v))
 		return -1;
 	*fd = v;
 	return 0;

@@ -33,21 +33,6 @@ static unsigned int e2v_dump_type(const char *name)
 	return 0;
 }
 
-static int e2v_parse_u64(const char *arg, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (arg[0] == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
@@ -71,11 +56,11 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_OFFSET:
-			if (e2v_parse_u64(optarg, &offset))
+			if (e2v_parse_u64(optarg, UINT64_MAX, &offset))
 				return e2v_usage_error(cmd, "invalid offset '%s'", optarg);
 			break;
 		case OPT_LENGTH:
-			if (e2v_parse_u64(optarg, &length))
+			if (e2v_parse_u64(optarg, UINT64_MAX, &length))
 				return e2v_usage_error(cmd, "invalid length '%s'", optarg);
 			break;
 		default:

@@ -13,13 +13,10 @@
 
 static int e2v_parse_block_size(const char *arg, unsigned int *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || v < E2VERITY_MIN_BLOCK_SIZE ||
-	    v > E2VERITY_MAX_BLOCK_SIZE || (v & (v - 1)))
+	if (e2v_parse_u64(arg, E2VERITY_MAX_BLOCK_SIZE, &v) || v < E2VERITY_MIN_BLOCK_SIZE ||
+	    (v & (v - 1)))
 		return -1;
 	*out = v;
 	return 0;
