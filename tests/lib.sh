@@ -99,6 +99,16 @@ same()
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', want '$3'"; fi
 }
 
+# fsverity_lines DIR WHERE...: the line `seal --manifest` and `measure` write, "ALG:HEX /PATH", for
+# each regular file `find WHERE...` finds under DIR (PATH relative to DIR), made by
+# `fsverity digest`; sorted
+fsverity_lines()
+{
+	(cd "$1" && shift && find "$@" -type f | sed 's#^\./##' | while read -r fl_f; do
+		fsverity digest "$fl_f" | sed "s# .*# /$fl_f#"
+	done) | LC_ALL=C sort
+}
+
 # ---- bytes --------------------------------------------------------------------------------------
 
 # hex2bin HEX: the bytes, with POSIX tools only (printf octal escapes)

@@ -34,9 +34,7 @@ e2fsck -fn "$T_TMP/raw.img" >"$T_TMP/fsck" 2>&1 && pass "e2fsck -fn of the expan
 [ "$(du -k "$simg" | cut -f1)" -lt "$(du -k --apparent-size "$T_TMP/raw.img" | cut -f1)" ] &&
 	pass "smaller than the expanded image" || fail "the sparse image is not smaller than the raw one"
 
-(cd "$root" && find system/app system/priv-app system/framework -type f | while read -r f; do
-	fsverity digest "$f" | sed "s# .*# /$f#"
-done) | LC_ALL=C sort >"$T_TMP/want"
+fsverity_lines "$root" system/app system/priv-app system/framework >"$T_TMP/want"
 LC_ALL=C sort "$T_TMP/manifest" >"$T_TMP/got"
 if [ "$(wc -l <"$T_TMP/want")" -eq 4 ] && cmp -s "$T_TMP/want" "$T_TMP/got"; then
 	pass "manifest = fsverity digest of the APKs and jars"

@@ -25,9 +25,7 @@ E2VERITY=$E2VERITY sh "$top_srcdir/doc/examples/yocto-postprocess.sh" "$root" "$
 status=$?
 [ $status -eq 0 ] && pass "example runs" || fail "example exits $status: $(cat "$T_TMP/log")"
 
-(cd "$root" && find usr -type f | LC_ALL=C sort | while read -r f; do
-	fsverity digest "$f" | sed "s# .*# /$f#"
-done) | LC_ALL=C sort >"$T_TMP/want"
+fsverity_lines "$root" usr >"$T_TMP/want"
 LC_ALL=C sort "$T_TMP/manifest" >"$T_TMP/got"
 if [ -s "$T_TMP/want" ] && cmp -s "$T_TMP/want" "$T_TMP/got"; then
 	pass "manifest = fsverity digest of the files under /usr/bin and /usr/lib"

@@ -87,9 +87,7 @@ check "installed e2verity seal -a" "$e2v" seal -q -a "$img"
 check "installed e2verity check" "$e2v" check "$img"
 check "e2fsck -fn after seal" e2fsck -fn "$img"
 "$e2v" measure "$img" --all | LC_ALL=C sort >"$T_TMP/measured"
-(cd "$top_srcdir/images/sample" && find . -type f | sed 's#^\.##' | while read -r p; do
-	fsverity digest ".$p" | sed "s# .*# $p#"
-done) | LC_ALL=C sort >"$T_TMP/want"
+fsverity_lines "$top_srcdir/images/sample" . >"$T_TMP/want"
 if [ -s "$T_TMP/want" ] && cmp -s "$T_TMP/measured" "$T_TMP/want"; then
 	pass "measure --all = fsverity digest of the sample files"
 else
