@@ -103,7 +103,7 @@ struct e2v_write_args {
 	{ "force", no_argument, NULL, OPT_FORCE }
 /* clang-format on */
 
-/* 1 if @opt was a selection option or one above (stored in @w), 0 if not, -1 when out of memory */
+/* 1 if @opt was one of these or a selection option (stored in @w), 0 if not, -1 out of memory */
 int e2v_parse_write_option(int opt, const char *arg, struct e2v_write_args *w);
 /*
  * After the options: e2v_select_args_finish(), then the combinations refused
