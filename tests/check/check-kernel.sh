@@ -24,7 +24,7 @@ cat >list <<'EOL'
 /salted --hash-alg=sha512 --salt=00ff
 /sparse
 EOL
-sh "$top_srcdir/tests/kernel/kernel-seal.sh" img list >kernel.out
+sh "$top_srcdir/tests/kernel/fsverity-enable.sh" img list >kernel.out
 st=$?
 [ $st -eq 77 ] && skip "the kernel harness cannot run here"
 check "the kernel sealed every file" test $st -eq 0
@@ -47,7 +47,7 @@ check "unseal exits 0" test $? -eq 0
 check "e2fsck -fn is clean after unseal" e2fsck -fn img >/dev/null 2>&1
 "$E2VERITY" check img >out
 check "nothing is sealed after unseal" grep -q '^img: 0 files checked' out
-sh "$top_srcdir/tests/kernel/kernel-seal.sh" img list | sort >again
+sh "$top_srcdir/tests/kernel/fsverity-enable.sh" img list | sort >again
 check "the kernel seals the unsealed files again, to the same digests" cmp want again
 "$E2VERITY" check img >out
 check "check passes them again" grep -q '^img: 6 files checked, 6 passed, 0 failed' out

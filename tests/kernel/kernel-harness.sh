@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # kernel-harness.sh - the real-kernel harness end to end: the kernel seals files, fsverity digest agrees
 #
-# Boot 1 (kernel-seal.sh, image writable): `fsverity enable` on an empty, a 6-byte, a 600000-byte,
+# Boot 1 (fsverity-enable.sh, image writable): `fsverity enable` on an empty, a 6-byte, a 600000-byte,
 # a sparse and a 3-level (70 MB, mostly holes) file, plus a salted SHA-512 copy; the kernel's
 # `fsverity measure` must equal host `fsverity digest` with the same parameters; e2fsck -fn clean.
 # Then one data byte of a sealed file is flipped on the host. Boot 2 (image read-only): every
@@ -68,8 +68,8 @@ done >"$tmp/list"
 
 # Boot 1: seal with the kernel.
 rc=0
-sh "$KHARNESS_DIR/kernel-seal.sh" "$tmp/img" "$tmp/list" >"$tmp/sealed" || rc=$?
-[ $rc -eq 0 ] || { cat "$tmp/sealed"; kh_fail "kernel-seal.sh exited $rc"; }
+sh "$KHARNESS_DIR/fsverity-enable.sh" "$tmp/img" "$tmp/list" >"$tmp/sealed" || rc=$?
+[ $rc -eq 0 ] || { cat "$tmp/sealed"; kh_fail "fsverity-enable.sh exited $rc"; }
 for f in $files; do
 	o=$(opts_of "$f")
 	# shellcheck disable=SC2086 # options are separate words

@@ -145,8 +145,8 @@ kh_get()
 		sub(/^[^ ]+ +[^ ]+ ?/, ""); print; exit }' "$1"
 }
 
-# kh_seal IMAGE LISTFILE [OUT] - kernel-seal files of a writable image (kernel-seal.sh)
+# kh_seal IMAGE LISTFILE [OUT] - seal files, with the kernel, of a writable image (fsverity-enable.sh)
 kh_seal()
 {
-	sh "$KHARNESS_DIR/kernel-seal.sh" "$@"
+	sh "$KHARNESS_DIR/fsverity-enable.sh" "$@"
 }

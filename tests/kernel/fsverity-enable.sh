@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# kernel-seal.sh - seal files of an ext4 image with the real kernel's `fsverity enable`, in one boot
+# fsverity-enable.sh - seal files of an ext4 image with the real kernel's `fsverity enable`, in one boot
 #
-# Usage: kernel-seal.sh [--cert=CERT]... [--no-fsck] IMAGE LISTFILE
+# Usage: fsverity-enable.sh [--cert=CERT]... [--no-fsck] IMAGE LISTFILE
 #   LISTFILE: one file per line, "PATH [fsverity enable options]", PATH absolute inside the image,
 #             e.g. "/big --hash-alg=sha512 --salt=00ff". "--signature=HOSTFILE" is copied into the
 #             guest. Empty lines and lines starting with # are skipped. No white space in tokens.
@@ -19,7 +19,7 @@ KHARNESS_DIR=$(cd "$(dirname "$0")" && pwd)
 
 usage()
 {
-	sed -n '4,13s/^# \{0,1\}//p' "$KHARNESS_DIR/kernel-seal.sh" >&2
+	sed -n '4,13s/^# \{0,1\}//p' "$KHARNESS_DIR/fsverity-enable.sh" >&2
 	exit 2
 }
 
@@ -114,14 +114,14 @@ while read -r tag p rest; do
 	case $tag in
 	MEASURE)
 		case $rest in
-		ERR*) echo "kernel-seal: $p: $rest" >&2; rc=1 ;;
+		ERR*) echo "fsverity-enable: $p: $rest" >&2; rc=1 ;;
 		*) echo "$rest ${p#/mnt}" ;;
 		esac
 		;;
 	ENABLE | CERT | MOUNT | UMOUNT)
 		case $rest in
 		OK*) ;;
-		*) echo "kernel-seal: $tag $p $rest" >&2; rc=1 ;;
+		*) echo "fsverity-enable: $tag $p $rest" >&2; rc=1 ;;
 		esac
 		;;
 	esac
@@ -130,7 +130,7 @@ done <"$work/out"
 if [ "$fsck" = yes ]; then
 	if ! e2fsck -fn "$image" >"$work/fsck" 2>&1; then
 		cat "$work/fsck" >&2
-		echo "kernel-seal: e2fsck -fn $image is not clean after sealing" >&2
+		echo "fsverity-enable: e2fsck -fn $image is not clean after sealing" >&2
 		rc=1
 	fi
 fi

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# seal-kernel.sh - images sealed by e2verity, read by the real Linux kernel under qemu: every file
+# sealed-sample-kernel.sh - images sealed by e2verity, read by the real Linux kernel under qemu: every file
 # measures as `fsverity digest` says and reads back (verified) as its source, in one boot
 . "${top_srcdir:-.}/tests/lib.sh"
 t_tmpdir

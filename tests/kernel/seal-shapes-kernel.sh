@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# seal-kernel.sh - files sealed offline by `e2verity seal` are accepted by the real Linux kernel
+# seal-shapes-kernel.sh - files sealed offline by `e2verity seal` are accepted by the real Linux kernel
 #
 # Host: five ext4 images of several shapes (with and without `-O verity` beforehand, metadata_csum
 # and 64bit on and off, inline_data), files at the Merkle-tree boundary sizes, sparse, 3-level,
