@@ -141,10 +141,15 @@ group()
 		rss=$(cut -d' ' -f2 res/$i | sort -n | tail -n 1)
 		cpu=$(awk '{ print $3 + $4 }' res/$i | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 		[ -n "$ref" ] || ref=$med
-		gbs=$(echo "scale=2; if ($med == 0) 0 else $g_bytes / $med / 1000000000" | bc)
-		ratio=$(echo "scale=2; if ($med == 0) 0 else $ref / $med" | bc)
-		printf '  %-40s %7.2f s %6.2f GB/s %6.2fx %7d KB %7.2f s\n' "$label" "$med" "$gbs" "$ratio" \
-			"$rss" "$cpu"
+		# time(1) counts hundredths: below that, the bounds a hundredth gives
+		lt= gt=
+		if [ "$(echo "$med < 0.01" | bc)" = 1 ]; then
+			med=0.01 lt='<' gt='>'
+		fi
+		gbs=$(echo "scale=2; $g_bytes / $med / 1000000000" | bc)
+		ratio=$(echo "scale=2; $ref / $med" | bc)
+		printf '  %-40s %7s s %7s GB/s %7sx %7d KB %7.2f s\n' "$label" "$lt$(printf %.2f "$med")" \
+			"$gt$(printf %.2f "$gbs")" "$gt$(printf %.2f "$ratio")" "$rss" "$cpu"
 	done <res/cmds
 }
 
