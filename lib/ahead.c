@@ -89,19 +89,14 @@ static errcode_t e2v_job_read(void *ctx, void *buf, size_t count, uint64_t offse
 		} else {
 			const struct e2v_extent *x = &j->extents[e];
 			uint64_t pos = (x->pblk + (lblk - x->lblk)) * bs + offset % bs;
-			ssize_t n;
+			errcode_t err;
 
 			run = (x->lblk + x->len - lblk) * bs - offset % bs;
 			if (run > count)
 				run = count;
-			n = pread(j->fd, out, run, j->base + pos);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return errno;
-			if (n == 0)
-				return E2VERITY_ET_SHORT_READ;
-			run = n;
+			err = e2v_pread_all(j->fd, out, run, j->base + pos);
+			if (err)
+				return err;
 		}
 		out += run;
 		offset += run;
@@ -142,7 +137,6 @@ static int e2v_job_tail_zero(const struct e2v_ahead_job *j)
 	const unsigned int bs = j->fs_block_size, used = j->size % bs;
 	const blk64_t lblk = j->size / bs;
 	uint8_t *buf;
-	ssize_t n;
 	int zero;
 
 	if (!used)
@@ -157,9 +151,10 @@ static int e2v_job_tail_zero(const struct e2v_ahead_job *j)
 		buf = malloc(bs - used);
 		if (!buf)
 			return 0;
-		n = pread(j->fd, buf, bs - used,
-			  j->base + (x->pblk + (lblk - x->lblk)) * (uint64_t)bs + used);
-		zero = n == (ssize_t)(bs - used) && e2v_all_zero(buf, bs - used);
+		zero = !e2v_pread_all(j->fd, buf, bs - used,
+				      j->base + (x->pblk + (lblk - x->lblk)) * (uint64_t)bs +
+					      used) &&
+		       e2v_all_zero(buf, bs - used);
 		free(buf);
 		return zero;
 	}

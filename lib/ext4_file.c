@@ -210,13 +210,12 @@ blk64_t e2v_ext4_unmapped(const struct e2v_ext4_file *f, blk64_t first, blk64_t 
 	return missing;
 }
 
-/* @count bytes at byte @pos of the filesystem, from the image file itself */
-static errcode_t e2v_pread_all(const struct e2v_ext4_file *f, void *buf, size_t count, uint64_t pos)
+errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos)
 {
 	uint8_t *p = buf;
 
 	while (count) {
-		ssize_t n = pread(f->fd, p, count, f->base + pos);
+		ssize_t n = pread(fd, p, count, pos);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -258,8 +257,9 @@ static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t coun
 			run_bytes = (e->lblk + e->len - lblk) * bs - in_block;
 			if (run_bytes > count)
 				run_bytes = count;
-			err = e2v_pread_all(f, out, run_bytes,
-					    (e->pblk + (lblk - e->lblk)) * (uint64_t)bs + in_block);
+			err = e2v_pread_all(f->fd, out, run_bytes,
+					    f->base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs +
+						    in_block);
 			if (err)
 				return err;
 		} else if (in_block || count < bs) {

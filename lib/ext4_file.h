@@ -52,6 +52,9 @@ errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f);
  */
 errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset);
 
+/* Reads @count bytes at byte @pos of @fd, all of them (EINTR and short reads retried). */
+errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos);
+
 /*
  * Maps logical block @lblk to its physical block and the number of blocks that
  * follow it contiguously in the same extent.  Holes and unwritten extents give
