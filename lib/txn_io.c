@@ -274,6 +274,18 @@ static errcode_t e2v_tio_write(io_channel c, unsigned long block, int count, con
 	return e2v_tio_write64(c, block, count, data);
 }
 
+errcode_t e2v_io_drop_cache(io_channel io)
+{
+	int bs = io->block_size;
+	errcode_t err;
+
+	/* a change of block size is the one call that empties unix_io's cache */
+	err = io_channel_set_blksize(io, bs == 1024 ? 2048 : 1024);
+	if (!err)
+		err = io_channel_set_blksize(io, bs);
+	return err;
+}
+
 static errcode_t e2v_tio_set_blksize(io_channel c, int blksize)
 {
 	/* the channel below keeps filesystem blocks; requests are converted */

@@ -17,6 +17,12 @@ io_channel e2v_txn_io_inner(io_channel c);
 /* the held blocks (a malloc'ed copy of the table in *@v when @v); (size_t)-1 without memory */
 size_t e2v_txn_io_held(io_channel c, struct e2v_held **v);
 void e2v_txn_io_drop_all(io_channel c);
+/*
+ * Empties the block cache of @io, the channel below: unix_io (1.47.0) writes
+ * a run of more than four blocks past its cache and drops only the dirty
+ * copies, so a clean copy of a block of the run would be read back stale.
+ */
+errcode_t e2v_io_drop_cache(io_channel io);
 void e2v_txn_io_set_dropping(io_channel c, int on);
 
 /*
