@@ -98,6 +98,8 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 	size_t n;
 	errcode_t err;
 
+	if (!e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
+		return E2VERITY_ET_RESERVED_NOT_ZERO;
 	err = e2verity_list_verity_inodes(fs, &inos, &n);
 	if (err)
 		return err;

@@ -394,6 +394,8 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
 	struct ext2_inode inode;
 	errcode_t err;
 
+	if (!e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
+		return E2VERITY_ET_RESERVED_NOT_ZERO;
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;

@@ -244,6 +244,8 @@ struct e2verity_check_opts {
 	/* Hashing progress: @done of @total data bytes (of the whole image for check_image). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
+	/* must be zero, as e2verity_params.reserved */
+	uint64_t reserved[8];
 };
 
 /**
@@ -534,6 +536,8 @@ struct e2verity_seal_opts {
 	struct e2verity_batch *batch;
 	/* or NULL: once *@cancel is non-zero, sealing stops with E2VERITY_ET_CANCELLED */
 	const volatile sig_atomic_t *cancel;
+	/* must be zero, as e2verity_params.reserved */
+	uint64_t reserved[8];
 };
 
 enum e2verity_seal_action {

@@ -172,14 +172,19 @@ struct e2verity_params {
 	unsigned int threads; /* hashing threads; 0 or 1 means the calling thread only */
 	/* threads to reuse instead of starting @threads for this file; NULL for none */
 	struct e2verity_workers *workers;
+	/*
+	 * Must be zero: room for the fields of later versions, whose zero keeps
+	 * this version's behaviour (E2VERITY_ET_RESERVED_NOT_ZERO otherwise).
+	 */
+	uint64_t reserved[6];
 };
 
 /**
  * e2verity_params_validate() - check tree parameters and fill in defaults
  * @p: parameters; zero hash_alg and block_size are replaced by the defaults
  *
- * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_BAD_BLOCK_SIZE or
- * E2VERITY_ET_SALT_TOO_LONG.
+ * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_BAD_BLOCK_SIZE,
+ * E2VERITY_ET_SALT_TOO_LONG or E2VERITY_ET_RESERVED_NOT_ZERO.
  */
 errcode_t e2verity_params_validate(struct e2verity_params *p);
 

@@ -18,6 +18,8 @@ errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts
 	struct e2verity_params p = opts->params;
 	errcode_t err;
 
+	if (!e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
+		return E2VERITY_ET_RESERVED_NOT_ZERO;
 	err = e2verity_params_validate(&p);
 	if (err)
 		return err;
@@ -313,6 +315,9 @@ static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ah
 errcode_t e2verity_seal_batch_new(ext2_filsys fs, const struct e2verity_seal_opts *opts,
 				  const ext2_ino_t *inos, size_t count, struct e2verity_batch **ret)
 {
+	*ret = NULL;
+	if (!e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
+		return E2VERITY_ET_RESERVED_NOT_ZERO;
 	return e2v_ahead_new(fs, inos, count, opts->params.threads, e2v_seal_prepare_ahead,
 			     (void *)opts, ret);
 }

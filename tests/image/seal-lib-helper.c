@@ -53,8 +53,9 @@ int main(int argc, char *argv[])
 	char hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
 	errcode_t err;
 
-	if (argc != 5 || (strcmp(argv[4], "bytes") && strcmp(argv[4], "callback"))) {
-		fprintf(stderr, "usage: %s IMAGE PATH SIGFILE bytes|callback\n", argv[0]);
+	if (argc != 5 || (strcmp(argv[4], "bytes") && strcmp(argv[4], "callback") &&
+			  strcmp(argv[4], "reserved"))) {
+		fprintf(stderr, "usage: %s IMAGE PATH SIGFILE bytes|callback|reserved\n", argv[0]);
 		return 2;
 	}
 	e2verity_init();
@@ -62,7 +63,12 @@ int main(int argc, char *argv[])
 		perror(argv[3]);
 		return 1;
 	}
-	if (strcmp(argv[4], "bytes") == 0) {
+	if (strcmp(argv[4], "reserved") == 0) {
+		/* as a program built for a later version would fill it in */
+		opts.sig = sig.bytes;
+		opts.sig_size = sig.size;
+		opts.reserved[7] = 1;
+	} else if (strcmp(argv[4], "bytes") == 0) {
 		opts.sig = sig.bytes;
 		opts.sig_size = sig.size;
 	} else {

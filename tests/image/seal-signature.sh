@@ -35,6 +35,12 @@ for f in small big empty; do
 	done
 done
 
+# options from a program built for a later version (a reserved word set): refused, nothing written
+cp base.img reserved.img
+expect_fail "seal_opts with a reserved word set" 1 "reserved field" \
+	"$HELPER" reserved.img /small small.sig reserved
+check "reserved word: image unchanged" cmp -s base.img reserved.img
+
 # seal --key/--cert: RSA signatures are deterministic, so they are fsverity sign's bytes
 cp base.img cli.img
 "$E2VERITY" seal --key=key.pem --cert=cert.pem cli.img /small /big /empty >cli.out 2>cli.err ||

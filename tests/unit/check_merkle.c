@@ -30,12 +30,10 @@ static const struct vector vectors[] = {
 	  NULL, 0 },
 	{ 4097, 1, 4096, "", "55948f6041d8f87d9bb200776300310673bc5afd841adcea72e7904fb34125ae",
 	  "bc6e4cfdac1ba7a477019105c8e06a401c9b69d07e17da9203b86ede5c8cdd48", 4096 },
-	{ 524289, 1, 4096, "",
-	  "5fdcfe47a593c188131dd7281facf89d98d9633b36a06f1e2761b6ff5ca85701",
+	{ 524289, 1, 4096, "", "5fdcfe47a593c188131dd7281facf89d98d9633b36a06f1e2761b6ff5ca85701",
 	  "b839413098a2310ddb49202c8748014d8d2bcc88fa34066e8b4b062193d5463b", 3 * 4096 },
 	/* --block-size=1024: three levels */
-	{ 1048577, 1, 1024, "",
-	  "e48c2451940bcd5430efa1f67eb8a52e5b30bce7a8340c3d4367879b712f376f",
+	{ 1048577, 1, 1024, "", "e48c2451940bcd5430efa1f67eb8a52e5b30bce7a8340c3d4367879b712f376f",
 	  "95f585422aae92cd7d6185aaf60922814479f21eafa00902c2c8bbef06967d8c", 36864 },
 	/* --hash-alg=sha512 --salt=deadbeef */
 	{ 524289, 2, 4096, "deadbeef",
@@ -54,8 +52,8 @@ static const struct vector vectors[] = {
 	{ 300000, 1, 1024, "", "44232ce68f336d44796dd2674fce97d4df5f11d919b06a7dfcda3500d5a03aac",
 	  "c2fef4c3a222b65d9f60fce9ace5f42ff157aa8e8eec1fb3f2840ef3bff8cd02", 11264, 1 },
 	/* --block-size=65536 */
-	{ 200000, 1, 65536, "",
-	  "785acb16558504a48eba5c176bff0541bc2577c70d8372699d98ea5961723c1f", NULL, 65536 },
+	{ 200000, 1, 65536, "", "785acb16558504a48eba5c176bff0541bc2577c70d8372699d98ea5961723c1f",
+	  NULL, 65536 },
 };
 
 static errcode_t read_zeros(void *ctx, void *buf, size_t count, uint64_t offset)
@@ -214,6 +212,14 @@ START_TEST(test_bad_params)
 			 E2VERITY_ET_BAD_BLOCK_SIZE);
 	p = (struct e2verity_params){ .salt_size = 33 };
 	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_SALT_TOO_LONG);
+	/* room to grow: a word a later version may use must be zero for this one */
+	for (unsigned int i = 0; i < sizeof(p.reserved) / sizeof(p.reserved[0]); i++) {
+		p = (struct e2verity_params){ 0 };
+		p.reserved[i] = 1;
+		ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_compute(&p, size, read_pattern, &size, NULL, NULL, &res),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+	}
 	p = (struct e2verity_params){ 0 };
 	ck_assert_int_eq(e2verity_params_validate(&p), 0);
 	ck_assert_uint_eq(p.hash_alg, E2VERITY_HASH_SHA256);
@@ -297,7 +303,9 @@ static errcode_t tree_into(void *ctx, const void *block, size_t size, uint64_t o
 	return 0;
 }
 
-static const uint64_t runs_a[][2] = { { 0, 5000 }, { 70000, 70001 }, { 3 << 20, (3 << 20) + 4096 },
+static const uint64_t runs_a[][2] = { { 0, 5000 },
+				      { 70000, 70001 },
+				      { 3 << 20, (3 << 20) + 4096 },
 				      { (9 << 20) + 1, (9 << 20) + 2 } };
 static const uint64_t runs_b[][2] = { { 600000, 600100 } };
 
@@ -312,11 +320,11 @@ START_TEST(test_sparse_matches_dense)
 		size_t nruns;
 		uint64_t size;
 	} files[] = {
-		{ runs_a, 4, 17 << 20 },		/* a hole up to a block boundary at the end */
-		{ runs_a, 4, (17 << 20) + 333 },	/* and to a partial last block */
-		{ runs_b, 1, 2 << 20 },			/* one run inside a block */
-		{ NULL, 0, (5 << 20) + 1 },		/* all hole */
-		{ runs_a, 4, (9 << 20) + 2 },		/* data up to the end */
+		{ runs_a, 4, 17 << 20 },	 /* a hole up to a block boundary at the end */
+		{ runs_a, 4, (17 << 20) + 333 }, /* and to a partial last block */
+		{ runs_b, 1, 2 << 20 },		 /* one run inside a block */
+		{ NULL, 0, (5 << 20) + 1 },	 /* all hole */
+		{ runs_a, 4, (9 << 20) + 2 },	 /* data up to the end */
 	};
 	unsigned int pi = _i % 3, fi = _i / 3;
 	struct e2verity_params p = { .hash_alg = params[pi].alg, .block_size = params[pi].bs };
@@ -334,11 +342,10 @@ START_TEST(test_sparse_matches_dense)
 	sparse.tree = calloc(1, r1.geo.tree_size + 1);
 	ck_assert_ptr_nonnull(dense.tree);
 	ck_assert_ptr_nonnull(sparse.tree);
-	ck_assert_int_eq(e2verity_compute(&p, dense.size, sparse_read, &dense, tree_into, &dense,
-					  &r1),
-			 0);
-	ck_assert_int_eq(e2verity_compute_sparse(&p, sparse.size, sparse_read, sparse_seek,
-						 &sparse, tree_into, &sparse, &r2),
+	ck_assert_int_eq(
+		e2verity_compute(&p, dense.size, sparse_read, &dense, tree_into, &dense, &r1), 0);
+	ck_assert_int_eq(e2verity_compute_sparse(&p, sparse.size, sparse_read, sparse_seek, &sparse,
+						 tree_into, &sparse, &r2),
 			 0);
 	ck_assert_mem_eq(r1.digest, r2.digest, r1.digest_size);
 	ck_assert_mem_eq(dense.tree, sparse.tree, r1.geo.tree_size);
