@@ -59,7 +59,7 @@ static errcode_t e2v_check_layout(struct e2v_check *c, struct e2v_ext4_file *f,
 	uint32_t sig = d->sig_size <= E2VERITY_MAX_SIGNATURE_SIZE ? d->sig_size : 0;
 
 	if (e2verity_geometry(&p, d->data_size, &g) ||
-	    e2verity_ext4_layout(f->size, g.tree_size, sig, f->fs->blocksize, &want))
+	    e2v_ext4_layout(f->size, g.tree_size, sig, f->fs->blocksize, &want))
 		return 0;
 	if (m->layout.desc_pos != want.desc_pos || m->layout.end != want.end)
 		return e2v_report_values(c, E2VERITY_PR_METADATA_LAYOUT, m->layout.end, want.end,

@@ -6,6 +6,7 @@
 #include "check_location.h"
 #include "descriptor.h"
 #include "geometry.h"
+#include "layout.h"
 
 /*
  * The descriptor of a file whose size word is bad, found where ext4 would
@@ -40,7 +41,7 @@ static int e2v_guess_layout(struct e2v_ext4_file *f, struct e2verity_ext4_layout
 			if (d.hash_algorithm != alg || d.log_blocksize != log ||
 			    e2v_descriptor_refused(raw, &lim))
 				continue;
-			if (e2verity_ext4_layout(f->size, g.tree_size, d.sig_size, bs, l))
+			if (e2v_ext4_layout(f->size, g.tree_size, d.sig_size, bs, l))
 				continue;
 			return 1;
 		}
@@ -61,7 +62,7 @@ static int e2v_smallest_layout(struct e2v_ext4_file *f, struct e2verity_ext4_lay
 			struct e2verity_geometry g;
 
 			if (e2verity_geometry(&p, f->size, &g) ||
-			    e2verity_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, &l))
+			    e2v_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, &l))
 				continue;
 			if (!found || l.end < min->end)
 				*min = l;
@@ -89,7 +90,7 @@ static int e2v_ends_at_descriptor(struct e2v_ext4_file *f, uint64_t end,
 			struct e2verity_geometry g;
 
 			if (e2verity_geometry(&p, f->size, &g) ||
-			    e2verity_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, &x))
+			    e2v_ext4_layout(f->size, g.tree_size, 0, f->fs->blocksize, &x))
 				continue;
 			if (x.end == end)
 				return 0;

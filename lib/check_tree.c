@@ -7,6 +7,7 @@
 
 #include "check_tree.h"
 #include "measure.h"
+#include "hash.h"
 
 /* Stored tree blocks are read this many bytes at a time per level. */
 #define E2V_TREE_WINDOW (256u << 10)
@@ -163,7 +164,7 @@ static errcode_t e2v_tree_sink(void *ctx, const void *block, size_t size, uint64
 	}
 
 	/* the stored block itself must hash to what its parent keeps for it */
-	err = e2verity_hasher_block(tc->hasher, stored, tc->bs, got);
+	err = e2v_hasher_block(tc->hasher, stored, tc->bs, got);
 	if (!err)
 		err = e2v_parent_entry(tc, lvl, i, &want);
 	if (err)
@@ -239,7 +240,7 @@ static errcode_t e2v_hash_data_block(struct e2v_tree_check *tc, uint64_t k, uint
 		return E2VERITY_ET_NO_MEMORY;
 	err = e2v_ext4_file_read(tc->f, buf, len, pos);
 	if (!err)
-		err = e2verity_hasher_block(tc->hasher, buf, tc->bs, out);
+		err = e2v_hasher_block(tc->hasher, buf, tc->bs, out);
 	free(buf);
 	return err;
 }
@@ -294,7 +295,7 @@ static errcode_t e2v_report_level(struct e2v_tree_check *tc, unsigned int lvl)
 		return 0;
 	err = e2v_stored_block(tc, lvl, g->level_start[lvl] + mm.block, &stored);
 	if (!err)
-		err = e2verity_hasher_block(tc->hasher, stored, tc->bs, mm.computed);
+		err = e2v_hasher_block(tc->hasher, stored, tc->bs, mm.computed);
 	if (!err)
 		err = e2v_parent_entry(tc, lvl, mm.block, &want);
 	if (err)
@@ -357,7 +358,7 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 	tc.hpb = tc.bs / tc.ds;
 	tc.merkle_pos = m->layout.merkle_pos;
 	tc.window_blocks = E2V_TREE_WINDOW / tc.bs ? E2V_TREE_WINDOW / tc.bs : 1;
-	err = e2verity_hasher_new(p.hash_alg, p.salt, p.salt_size, &tc.hasher);
+	err = e2v_hasher_new(p.hash_alg, p.salt, p.salt_size, &tc.hasher);
 	if (err)
 		return err;
 	tc.bad = calloc(geo.tree_blocks / 8 + 1, 1);
@@ -391,6 +392,6 @@ out:
 		free(tc.win[l].buf);
 	free(tc.bad);
 	free(tc.leaves);
-	e2verity_hasher_free(tc.hasher);
+	e2v_hasher_free(tc.hasher);
 	return err;
 }

@@ -86,51 +86,6 @@ const struct e2verity_hash_alg *e2verity_hash_alg_by_num(unsigned int num);
  */
 const struct e2verity_hash_alg *e2verity_hash_alg_by_name(const char *name);
 
-/* A hasher owns the salted initial state of one file's Merkle tree. */
-struct e2verity_hasher;
-
-/**
- * e2verity_hasher_new() - prepare a salted hash state for one tree
- * @alg: E2VERITY_HASH_*
- * @salt: salt bytes, or NULL
- * @salt_size: 0..E2VERITY_MAX_SALT_SIZE
- * @ret: the new hasher
- *
- * The salt, zero-padded to the hash's block size, is absorbed once here; every
- * block hash then starts from a copy of that state.
- *
- * Return: 0 or an error code.
- */
-errcode_t e2verity_hasher_new(unsigned int alg, const uint8_t *salt, unsigned int salt_size,
-			      struct e2verity_hasher **ret);
-
-/**
- * e2verity_hasher_dup() - make an independent copy, for use in another thread
- * @h: hasher to copy
- * @ret: the copy
- *
- * Return: 0 or an error code.
- */
-errcode_t e2verity_hasher_dup(const struct e2verity_hasher *h, struct e2verity_hasher **ret);
-
-/**
- * e2verity_hasher_block() - salted hash of one Merkle tree or data block
- * @h: hasher
- * @data: the block
- * @len: bytes in @data
- * @out: digest_size bytes
- *
- * Return: 0 or an error code.
- */
-errcode_t e2verity_hasher_block(struct e2verity_hasher *h, const void *data, size_t len,
-				uint8_t *out);
-
-/**
- * e2verity_hasher_free() - release a hasher
- * @h: hasher or NULL
- */
-void e2verity_hasher_free(struct e2verity_hasher *h);
-
 /**
  * e2verity_hash_buf() - plain (unsalted) hash of a buffer
  * @alg: E2VERITY_HASH_*

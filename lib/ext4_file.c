@@ -353,7 +353,7 @@ errcode_t e2v_verity_meta_read(struct e2v_ext4_file *f, struct e2v_verity_meta *
 	err = e2v_ext4_file_read(f, word, sizeof(word), end - 4);
 	if (err)
 		return err;
-	err = e2verity_ext4_locate(f->size, end, e2v_get_le32(word), bs, &m->layout);
+	err = e2v_ext4_locate(f->size, end, e2v_get_le32(word), bs, &m->layout);
 	if (err)
 		return err;
 	m->raw = malloc(m->layout.desc_size);

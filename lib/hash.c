@@ -82,7 +82,7 @@ errcode_t e2verity_hash_buf(unsigned int alg_num, const void *data, size_t len, 
 	return ret;
 }
 
-errcode_t e2verity_hasher_new(unsigned int alg_num, const uint8_t *salt, unsigned int salt_size,
+errcode_t e2v_hasher_new(unsigned int alg_num, const uint8_t *salt, unsigned int salt_size,
 			      struct e2verity_hasher **ret)
 {
 	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(alg_num);
@@ -121,16 +121,16 @@ errcode_t e2verity_hasher_new(unsigned int alg_num, const uint8_t *salt, unsigne
 	*ret = h;
 	return 0;
 out:
-	e2verity_hasher_free(h);
+	e2v_hasher_free(h);
 	return err;
 }
 
-errcode_t e2verity_hasher_dup(const struct e2verity_hasher *h, struct e2verity_hasher **ret)
+errcode_t e2v_hasher_dup(const struct e2verity_hasher *h, struct e2verity_hasher **ret)
 {
-	return e2verity_hasher_new(h->alg->num, h->salt, h->salt_size, ret);
+	return e2v_hasher_new(h->alg->num, h->salt, h->salt_size, ret);
 }
 
-errcode_t e2verity_hasher_block(struct e2verity_hasher *h, const void *data, size_t len,
+errcode_t e2v_hasher_block(struct e2verity_hasher *h, const void *data, size_t len,
 				uint8_t *out)
 {
 	int ok;
@@ -157,11 +157,11 @@ errcode_t e2v_hasher_pair(struct e2verity_hasher *h, const void *a, const void *
 		e2v_sha256_ni_x2(&h->mid, a, b, len, out_a, out_b);
 		return 0;
 	}
-	err = e2verity_hasher_block(h, a, len, out_a);
-	return err ? err : e2verity_hasher_block(h, b, len, out_b);
+	err = e2v_hasher_block(h, a, len, out_a);
+	return err ? err : e2v_hasher_block(h, b, len, out_b);
 }
 
-void e2verity_hasher_free(struct e2verity_hasher *h)
+void e2v_hasher_free(struct e2verity_hasher *h)
 {
 	if (!h)
 		return;

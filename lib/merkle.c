@@ -49,7 +49,7 @@ static errcode_t e2v_emit_block(struct e2v_builder *b, unsigned int level)
 		if (err)
 			return err;
 	}
-	err = e2verity_hasher_block(b->hasher, buf, b->p->block_size, digest);
+	err = e2v_hasher_block(b->hasher, buf, b->p->block_size, digest);
 	if (err)
 		return err;
 	return e2v_add_hash(b, level + 1, digest);
@@ -107,7 +107,7 @@ static errcode_t e2v_add_repeat(struct e2v_builder *b, unsigned int level, const
 			return err;
 	}
 	b->level_next[level] += full;
-	err = e2verity_hasher_block(b->hasher, b->repeat_buf, bs, up);
+	err = e2v_hasher_block(b->hasher, b->repeat_buf, bs, up);
 	if (!err)
 		err = e2v_add_repeat(b, level + 1, up, full);
 	if (err)
@@ -217,7 +217,7 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 				err = e2v_collect(b, workers, digests, &pending);
 				if (!err && !have_zero) {
 					memset(bufs[cur], 0, bs);
-					err = e2verity_hasher_block(b->hasher, bufs[cur], bs,
+					err = e2v_hasher_block(b->hasher, bufs[cur], bs,
 								    zero_digest);
 					have_zero = 1;
 				}
@@ -312,7 +312,7 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 	b.digest_size = alg->digest_size;
 	b.sink = tree;
 	b.sink_ctx = tree_ctx;
-	err = e2verity_hasher_new(p.hash_alg, p.salt, p.salt_size, &b.hasher);
+	err = e2v_hasher_new(p.hash_alg, p.salt, p.salt_size, &b.hasher);
 	if (err)
 		return err;
 	for (i = 0; i < res->geo.num_levels; i++) {
@@ -350,6 +350,6 @@ out:
 	for (i = 0; i < res->geo.num_levels; i++)
 		free(b.level_buf[i]);
 	free(b.repeat_buf);
-	e2verity_hasher_free(b.hasher);
+	e2v_hasher_free(b.hasher);
 	return err;
 }

@@ -9,6 +9,7 @@
 #include "seal.h"
 #include "inode_rules.h"
 #include "past_eof.h"
+#include "layout.h"
 
 /* fs/verity/open.c: a tree whose block is not a page has at most 2^23 blocks */
 #define E2V_MAX_SUBPAGE_TREE_BLOCKS (1ULL << 23)
@@ -140,7 +141,7 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 		return err;
 	if (plan->geo.tree_blocks > E2V_MAX_SUBPAGE_TREE_BLOCKS)
 		return E2VERITY_ET_FILE_TOO_LARGE;
-	err = e2verity_ext4_layout(plan->data_size, plan->geo.tree_size, e2v_sig_bound(opts), bs,
+	err = e2v_ext4_layout(plan->data_size, plan->geo.tree_size, e2v_sig_bound(opts), bs,
 				   &plan->layout);
 	if (err)
 		return err;

@@ -11,6 +11,7 @@
 #include "seal.h"
 #include "seal_blocks.h"
 #include "seal_quota.h"
+#include "layout.h"
 
 /* every block the file holds: data, metadata and extent tree nodes */
 static blk64_t e2v_file_blocks(const struct e2v_ext4_file *f)
@@ -149,7 +150,7 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 		sig = opts->sig;
 		sig_size = opts->sig ? opts->sig_size : 0;
 	}
-	err = e2verity_ext4_layout(plan->data_size, plan->geo.tree_size, sig_size, bs,
+	err = e2v_ext4_layout(plan->data_size, plan->geo.tree_size, sig_size, bs,
 				   &res->layout);
 	if (err)
 		return err;
@@ -177,7 +178,7 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 		if (err)
 			return err;
 		sig = s->own_sig;
-		err = e2verity_ext4_layout(plan->data_size, s->r.geo.tree_size, sig_size, bs,
+		err = e2v_ext4_layout(plan->data_size, s->r.geo.tree_size, sig_size, bs,
 					   &res->layout);
 		if (!err)
 			err = e2v_alloc_range(&s->f, tree_end, res->layout.end / bs - tree_end, 1);

@@ -47,10 +47,10 @@ static errcode_t e2v_worker_adopt(struct e2v_worker *w, struct e2verity_hasher *
 
 	if (w->hasher && e2v_hasher_same(w->hasher, tmpl))
 		return 0;
-	err = e2verity_hasher_dup(tmpl, &h);
+	err = e2v_hasher_dup(tmpl, &h);
 	if (err)
 		return err;
-	e2verity_hasher_free(w->hasher);
+	e2v_hasher_free(w->hasher);
 	w->hasher = h;
 	w->zero_block_size = 0;
 	return 0;
@@ -73,7 +73,7 @@ static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size
 			continue;
 		}
 		if (zero) {
-			err = e2verity_hasher_block(w->hasher, block, bs, digest);
+			err = e2v_hasher_block(w->hasher, block, bs, digest);
 			if (err)
 				return err;
 			memcpy(w->zero_digest, digest, ds);
@@ -91,7 +91,7 @@ static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size
 		held = SIZE_MAX;
 	}
 	if (held != SIZE_MAX)
-		return e2verity_hasher_block(w->hasher, data + held * bs, bs, digests + held * ds);
+		return e2v_hasher_block(w->hasher, data + held * bs, bs, digests + held * ds);
 	return 0;
 }
 
@@ -258,7 +258,7 @@ void e2verity_workers_free(struct e2verity_workers *p)
 	for (unsigned int i = 1; i < p->started; i++)
 		pthread_join(p->workers[i].thread, NULL);
 	for (unsigned int i = 0; i < p->nthreads; i++)
-		e2verity_hasher_free(p->workers[i].hasher);
+		e2v_hasher_free(p->workers[i].hasher);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->start);
 	pthread_cond_destroy(&p->done);

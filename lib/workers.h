@@ -5,6 +5,8 @@
 
 #include "private.h"
 
+struct e2verity_hasher;
+
 /* the most hashing threads a pool or a file gets, the caller's included */
 #define E2V_MAX_THREADS 64
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -22,12 +23,12 @@ static void e2v_fuzz_layout(const uint8_t *data, size_t size)
 	end = e2v_get_le64(data + 16);
 	sig = e2v_get_le32(data + 24);
 	bs = 1024u << (data[28] % 7);
-	if (!e2verity_ext4_layout(data_size, tree_size, sig, bs, &l)) {
+	if (!e2v_ext4_layout(data_size, tree_size, sig, bs, &l)) {
 		if (l.merkle_pos < data_size || l.desc_pos < l.merkle_pos + tree_size ||
 		    l.end < l.desc_pos + l.desc_size + 4 || l.end % bs || l.desc_pos % bs)
 			abort();
 	}
-	if (!e2verity_ext4_locate(data_size, end, sig, bs, &l)) {
+	if (!e2v_ext4_locate(data_size, end, sig, bs, &l)) {
 		if (l.desc_pos < l.merkle_pos || l.desc_pos + l.desc_size > l.size_pos ||
 		    l.size_pos + 4 != end)
 			abort();

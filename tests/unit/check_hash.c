@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_hash.c - unit tests of lib/hash.c: algorithms, plain and salted block hashes */
 #include "unit.h"
+#include "hash.h"
 
 START_TEST(test_alg_lookup)
 {
@@ -52,17 +53,17 @@ static void hash_hello_block(const uint8_t *salt, unsigned int salt_size, const 
 	uint8_t block[4096] = "hello\n", out[32], want[32];
 
 	unit_hex2bin(want_hex, want, 32);
-	ck_assert_int_eq(e2verity_hasher_new(E2VERITY_HASH_SHA256, salt, salt_size, &h), 0);
+	ck_assert_int_eq(e2v_hasher_new(E2VERITY_HASH_SHA256, salt, salt_size, &h), 0);
 	/* twice, to show the salted state is reused, not consumed */
 	for (int i = 0; i < 2; i++) {
-		ck_assert_int_eq(e2verity_hasher_block(h, block, sizeof(block), out), 0);
+		ck_assert_int_eq(e2v_hasher_block(h, block, sizeof(block), out), 0);
 		ck_assert_mem_eq(out, want, 32);
 	}
-	ck_assert_int_eq(e2verity_hasher_dup(h, &dup), 0);
-	e2verity_hasher_free(h);
-	ck_assert_int_eq(e2verity_hasher_block(dup, block, sizeof(block), out), 0);
+	ck_assert_int_eq(e2v_hasher_dup(h, &dup), 0);
+	e2v_hasher_free(h);
+	ck_assert_int_eq(e2v_hasher_block(dup, block, sizeof(block), out), 0);
 	ck_assert_mem_eq(out, want, 32);
-	e2verity_hasher_free(dup);
+	e2v_hasher_free(dup);
 }
 
 START_TEST(test_block_unsalted)
@@ -85,12 +86,12 @@ START_TEST(test_hasher_errors)
 	struct e2verity_hasher *h = (void *)1;
 	uint8_t salt[33] = { 0 };
 
-	ck_assert_int_eq(e2verity_hasher_new(9, NULL, 0, &h), E2VERITY_ET_BAD_HASH_ALG);
+	ck_assert_int_eq(e2v_hasher_new(9, NULL, 0, &h), E2VERITY_ET_BAD_HASH_ALG);
 	ck_assert_ptr_null(h);
-	ck_assert_int_eq(e2verity_hasher_new(E2VERITY_HASH_SHA256, salt, 33, &h),
+	ck_assert_int_eq(e2v_hasher_new(E2VERITY_HASH_SHA256, salt, 33, &h),
 			 E2VERITY_ET_SALT_TOO_LONG);
 	ck_assert_ptr_null(h);
-	e2verity_hasher_free(NULL);
+	e2v_hasher_free(NULL);
 }
 END_TEST
 
