@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_merkle.c - unit tests of lib/merkle.c against fsverity-utils' digests and trees */
 #include <errno.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -227,6 +228,78 @@ START_TEST(test_bad_params)
 }
 END_TEST
 
+/* A fresh 1 MiB ext4-like filesystem in a temporary file (4 KiB blocks, extents). */
+static ext2_filsys make_fs(char *path)
+{
+	struct ext2_super_block param = { 0 };
+	ext2_filsys fs;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 1 << 20), 0);
+	close(fd);
+	param.s_log_block_size = 2;
+	ext2fs_blocks_count_set(&param, 256);
+	ext2fs_set_feature_extents(&param);
+	ck_assert_int_eq(ext2fs_initialize(path, EXT2_FLAG_RW, &param, unix_io_manager, &fs), 0);
+	ck_assert_int_eq(ext2fs_allocate_tables(fs), 0);
+	return fs;
+}
+
+/*
+ * The option structures of the check and seal entry points: a reserved word
+ * set (a program built for a later version) is refused before anything is
+ * read or written, and all-zero reserved words are this version's behaviour.
+ */
+START_TEST(test_opts_reserved)
+{
+	char path[] = "/tmp/e2verity-check_merkle.XXXXXX";
+	ext2_filsys fs = make_fs(path);
+	struct e2verity_check_opts co;
+	struct e2verity_check_stats st;
+	struct e2verity_seal_opts so;
+	struct e2verity_seal_plan plan;
+	struct e2verity_seal_result res;
+	struct e2verity_batch *batch;
+	ext2_ino_t ino = EXT2_ROOT_INO;
+
+	for (unsigned int i = 0; i < sizeof(co.reserved) / sizeof(co.reserved[0]); i++) {
+		co = (struct e2verity_check_opts){ 0 };
+		co.reserved[i] = 1;
+		memset(&st, 0, sizeof(st));
+		ck_assert_int_eq(e2verity_check_image(fs, &co, &st), E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_check_inode(fs, ino, &co, &st),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+	}
+	for (unsigned int i = 0; i < sizeof(so.reserved) / sizeof(so.reserved[0]); i++) {
+		so = (struct e2verity_seal_opts){ 0 };
+		so.reserved[i] = 1;
+		ck_assert_int_eq(e2verity_seal_check_fs(fs, &so), E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_seal_prepare(fs, ino, &so, &plan),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_seal_inode(fs, ino, &so, &res),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_seal_batch_new(fs, &so, &ino, 1, &batch),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_ptr_null(batch);
+	}
+	/* the nested tree parameters follow e2verity_params' rule */
+	so = (struct e2verity_seal_opts){ 0 };
+	so.params.reserved[0] = 1;
+	ck_assert_int_eq(e2verity_seal_check_fs(fs, &so), E2VERITY_ET_RESERVED_NOT_ZERO);
+
+	/* zeroed options: accepted (no verity inode to check on a fresh filesystem) */
+	co = (struct e2verity_check_opts){ 0 };
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(e2verity_check_image(fs, &co, &st), 0);
+	so = (struct e2verity_seal_opts){ 0 };
+	ck_assert_int_eq(e2verity_seal_check_fs(fs, &so), 0);
+
+	ext2fs_free(fs);
+	unlink(path);
+}
+END_TEST
+
 static errcode_t read_fails_late(void *ctx, void *buf, size_t count, uint64_t offset)
 {
 	if (offset > 0)
@@ -366,6 +439,7 @@ static Suite *merkle_suite(void)
 	tcase_add_test(tc, test_geometry_three_levels);
 	tcase_add_test(tc, test_too_many_levels);
 	tcase_add_test(tc, test_bad_params);
+	tcase_add_test(tc, test_opts_reserved);
 	tcase_add_loop_test(tc, test_callback_errors, 1, 3);
 	tcase_add_loop_test(tc, test_sparse_matches_dense, 0, 15);
 	suite_add_tcase(s, tc);
