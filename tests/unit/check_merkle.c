@@ -260,6 +260,7 @@ START_TEST(test_opts_reserved)
 	struct e2verity_seal_opts so;
 	struct e2verity_seal_plan plan;
 	struct e2verity_seal_result res;
+	struct e2verity_result digest;
 	struct e2verity_batch *batch;
 	ext2_ino_t ino = EXT2_ROOT_INO;
 
@@ -276,6 +277,8 @@ START_TEST(test_opts_reserved)
 		so.reserved[i] = 1;
 		ck_assert_int_eq(e2verity_seal_check_fs(fs, &so), E2VERITY_ET_RESERVED_NOT_ZERO);
 		ck_assert_int_eq(e2verity_seal_prepare(fs, ino, &so, &plan),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_seal_digest(fs, ino, &so, &digest),
 				 E2VERITY_ET_RESERVED_NOT_ZERO);
 		ck_assert_int_eq(e2verity_seal_inode(fs, ino, &so, &res),
 				 E2VERITY_ET_RESERVED_NOT_ZERO);
