@@ -24,23 +24,23 @@ struct vector {
 
 static const struct vector vectors[] = {
 	{ 0, 1, 4096, "", "3d248ca542a24fc62d1c43b916eae5016878e2533c88238480b26128a1f1af95", NULL,
-	  0 },
+	  0, 0 },
 	{ 1, 1, 4096, "", "b803429503d95915829b29fdbc8bbad142f3abfd11b1cadf5526582e685c0551", NULL,
-	  0 },
+	  0, 0 },
 	{ 4096, 1, 4096, "", "fd2da0056dd5efbed78468c371717b57e71c7189bf2698a96bdefc4b14c875f3",
-	  NULL, 0 },
+	  NULL, 0, 0 },
 	{ 4097, 1, 4096, "", "55948f6041d8f87d9bb200776300310673bc5afd841adcea72e7904fb34125ae",
-	  "bc6e4cfdac1ba7a477019105c8e06a401c9b69d07e17da9203b86ede5c8cdd48", 4096 },
+	  "bc6e4cfdac1ba7a477019105c8e06a401c9b69d07e17da9203b86ede5c8cdd48", 4096, 0 },
 	{ 524289, 1, 4096, "", "5fdcfe47a593c188131dd7281facf89d98d9633b36a06f1e2761b6ff5ca85701",
-	  "b839413098a2310ddb49202c8748014d8d2bcc88fa34066e8b4b062193d5463b", 3 * 4096 },
+	  "b839413098a2310ddb49202c8748014d8d2bcc88fa34066e8b4b062193d5463b", 3 * 4096, 0 },
 	/* --block-size=1024: three levels */
 	{ 1048577, 1, 1024, "", "e48c2451940bcd5430efa1f67eb8a52e5b30bce7a8340c3d4367879b712f376f",
-	  "95f585422aae92cd7d6185aaf60922814479f21eafa00902c2c8bbef06967d8c", 36864 },
+	  "95f585422aae92cd7d6185aaf60922814479f21eafa00902c2c8bbef06967d8c", 36864, 0 },
 	/* --hash-alg=sha512 --salt=deadbeef */
 	{ 524289, 2, 4096, "deadbeef",
 	  "fb3f1adf6d9173e9f42cd8b90ce74f61b8c1dda0ef9aca00d0de5d4de0fc084c"
 	  "ec64e4d8558e2d46928a1e1c4603ba924787c21f940248b1af4d92b35013be3c",
-	  "26f0c9b66dec2960c3360f69738207e1a30f9f63174cdec71d686122d4ee4045", 16384 },
+	  "26f0c9b66dec2960c3360f69738207e1a30f9f63174cdec71d686122d4ee4045", 16384, 0 },
 	/* head -c 300000 /dev/zero > z; fsverity digest [opts] --out-merkle-tree=t z */
 	{ 300000, 1, 4096, "", "27c818203a382d881056b0fed5fe65ccaf107c457525307d8c5b74ee795a26b9",
 	  "b09880fee1e6bca1dc52c654a3ded032b1b60ef6499d08cdb6fb6604a69ee34b", 4096, 1 },
@@ -54,7 +54,7 @@ static const struct vector vectors[] = {
 	  "c2fef4c3a222b65d9f60fce9ace5f42ff157aa8e8eec1fb3f2840ef3bff8cd02", 11264, 1 },
 	/* --block-size=65536 */
 	{ 200000, 1, 65536, "", "785acb16558504a48eba5c176bff0541bc2577c70d8372699d98ea5961723c1f",
-	  NULL, 65536 },
+	  NULL, 65536, 0 },
 };
 
 static errcode_t read_zeros(void *ctx, void *buf, size_t count, uint64_t offset)
@@ -404,7 +404,9 @@ START_TEST(test_sparse_matches_dense)
 	};
 	unsigned int pi = _i % 3, fi = _i / 3;
 	struct e2verity_params p = { .hash_alg = params[pi].alg, .block_size = params[pi].bs };
-	struct sparse_file dense = { files[fi].size, files[fi].runs, files[fi].nruns };
+	struct sparse_file dense = { .size = files[fi].size,
+				     .runs = files[fi].runs,
+				     .nruns = files[fi].nruns };
 	struct sparse_file sparse = dense;
 	struct e2verity_result r1, r2;
 	uint8_t salt[32];
