@@ -143,34 +143,26 @@ errcode_t e2v_workers_start(struct e2verity_workers *p, unsigned int active,
 {
 	unsigned int n = p && active < p->nthreads ? active : e2v_workers_count(p);
 
-	if (!p || n <= 1) {
-		/* one thread: the caller hashes it all in e2v_workers_finish() */
+	if (!p) {
 		struct e2v_worker solo = { .hasher = tmpl };
 
-		if (!p)
-			return e2v_hash_blocks(&solo, data, 0, nblocks, block_size, digests);
-		p->tmpl = tmpl;
-		p->data = data;
-		p->nblocks = nblocks;
-		p->digests = digests;
-		p->block_size = block_size;
-		p->active = 1;
-		p->running = 1;
-		return 0;
+		return e2v_hash_blocks(&solo, data, 0, nblocks, block_size, digests);
 	}
 	p->tmpl = tmpl;
 	p->data = data;
 	p->nblocks = nblocks;
 	p->digests = digests;
 	p->block_size = block_size;
-	p->active = n;
+	p->active = n ? n : 1;
 	/* a few slices a thread: whoever is free takes the next, the caller too once it is back */
-	p->slice = e2v_div_round_up(nblocks, 4 * n);
+	p->slice = e2v_div_round_up(nblocks, 4 * p->active);
 	p->slice += p->slice & 1; /* pairs for the two-lane hash */
 	if (p->slice < 16)
 		p->slice = 16;
 	p->next = 0;
 	p->running = 1;
+	if (p->active == 1)
+		return 0; /* the caller hashes it all in e2v_workers_finish() */
 	pthread_mutex_lock(&p->lock);
 	p->pending = p->nthreads - 1;
 	p->generation++;
@@ -186,13 +178,9 @@ errcode_t e2v_workers_finish(struct e2verity_workers *p)
 	if (!p || !p->running)
 		return 0;
 	p->running = 0;
-	if (p->active <= 1) {
-		err = e2v_worker_adopt(&p->workers[0], p->tmpl);
-		return err ? err
-			   : e2v_hash_blocks(&p->workers[0], p->data, 0, p->nblocks, p->block_size,
-					     p->digests);
-	}
 	err = e2v_worker_run(p, &p->workers[0]);
+	if (p->active == 1)
+		return err;
 	pthread_mutex_lock(&p->lock);
 	while (p->pending)
 		pthread_cond_wait(&p->done, &p->lock);
@@ -200,15 +188,6 @@ errcode_t e2v_workers_finish(struct e2verity_workers *p)
 	for (unsigned int i = 1; !err && i < p->active; i++)
 		err = p->workers[i].err;
 	return err;
-}
-
-errcode_t e2v_workers_hash(struct e2verity_workers *p, unsigned int active,
-			   struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
-			   unsigned int block_size, uint8_t *digests)
-{
-	errcode_t err = e2v_workers_start(p, active, tmpl, data, nblocks, block_size, digests);
-
-	return err ? err : e2v_workers_finish(p);
 }
 
 unsigned int e2v_workers_count(const struct e2verity_workers *p)

@@ -12,19 +12,12 @@ struct e2verity_hasher;
 
 /*
  * Hashes @nblocks blocks of @block_size bytes at @data into @digests, with
- * the salt and algorithm of @tmpl, on at most @active threads of @w (the
- * calling thread is one of them).  @w may be NULL: then the caller hashes
- * alone.  All-zero blocks reuse one hash.
- */
-errcode_t e2v_workers_hash(struct e2verity_workers *w, unsigned int active,
-			   struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
-			   unsigned int block_size, uint8_t *digests);
-
-/*
- * e2v_workers_hash() in two halves: the other threads start on the blocks at
- * once, and the caller, back from other work (reading the next chunk), joins
- * them in e2v_workers_finish(), which returns when all are hashed.  @data and
- * @digests must stay untouched in between.  Without a pool, start hashes it all.
+ * the salt and algorithm of @tmpl, on at most @active threads of @w, in two
+ * halves: the other threads start on the blocks at once, and the caller, back
+ * from other work (reading the next chunk), joins them in
+ * e2v_workers_finish(), which returns when all are hashed.  @data and
+ * @digests must stay untouched in between.  Without a pool (@w NULL), start
+ * hashes it all.  All-zero blocks reuse one hash.
  */
 errcode_t e2v_workers_start(struct e2verity_workers *w, unsigned int active,
 			    struct e2verity_hasher *tmpl, const uint8_t *data, size_t nblocks,
