@@ -292,17 +292,19 @@ static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t coun
 #define E2V_META_WHOLE (256u << 10)
 
 /*
- * Whether [@offset, @offset + @count) lies in the metadata region of a file
- * read directly, which is then in f->meta: its size word, descriptor and tree
- * come from one read instead of three.
+ * The bytes [@offset, @offset + @count) in *@bytes when they lie in the
+ * metadata region of a file read directly, which is read whole at its first
+ * use: its size word, descriptor and tree come from one read instead of three.
+ * *@bytes NULL: read them as usual.
  */
-static errcode_t e2v_meta_region(struct e2v_ext4_file *f, uint64_t offset, size_t count, int *hit)
+static errcode_t e2v_meta_region(struct e2v_ext4_file *f, uint64_t offset, size_t count,
+				 const uint8_t **bytes)
 {
 	const struct e2v_extent *last = e2v_ext4_last_extent(f);
 	uint64_t start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN), end;
 	errcode_t err;
 
-	*hit = 0;
+	*bytes = NULL;
 	if (!f->direct || !last)
 		return 0;
 	end = (last->lblk + last->len) * (uint64_t)f->fs->blocksize;
@@ -319,21 +321,19 @@ static errcode_t e2v_meta_region(struct e2v_ext4_file *f, uint64_t offset, size_
 			f->meta = NULL;
 			return err;
 		}
-		f->meta_pos = start;
-		f->meta_len = end - start;
 	}
-	*hit = 1;
+	*bytes = f->meta + (offset - start);
 	return 0;
 }
 
 errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
 {
-	int hit;
-	errcode_t err = e2v_meta_region(f, offset, count, &hit);
+	const uint8_t *bytes;
+	errcode_t err = e2v_meta_region(f, offset, count, &bytes);
 
-	if (err || !hit)
+	if (err || !bytes)
 		return err ? err : e2v_read_mapped(f, buf, count, offset);
-	memcpy(buf, f->meta + (offset - f->meta_pos), count);
+	memcpy(buf, bytes, count);
 	return 0;
 }
 

@@ -33,7 +33,6 @@ struct e2v_ext4_file {
 	uint64_t base;
 	/* read directly: a small metadata region, read whole at its first use */
 	uint8_t *meta;
-	uint64_t meta_pos, meta_len;
 };
 
 /*
