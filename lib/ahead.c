@@ -132,33 +132,19 @@ static errcode_t e2v_job_sink(void *ctx, const void *block, size_t size, uint64_
  * Whether the bytes after EOF in the file's last block are zeros on disk, as
  * sealing wants them: read here rather than on the libext2fs thread.
  */
-static int e2v_job_tail_zero(const struct e2v_ahead_job *j)
+static int e2v_job_tail_zero(struct e2v_ahead_job *j)
 {
 	const unsigned int bs = j->fs_block_size, used = j->size % bs;
-	const blk64_t lblk = j->size / bs;
 	uint8_t *buf;
 	int zero;
 
 	if (!used)
 		return 1;
-	for (size_t e = 0; e < j->nr_extents; e++) {
-		const struct e2v_extent *x = &j->extents[e];
-
-		if (lblk < x->lblk || lblk >= x->lblk + x->len)
-			continue;
-		if (x->uninit)
-			return 1;
-		buf = malloc(bs - used);
-		if (!buf)
-			return 0;
-		zero = !e2v_pread_all(j->fd, buf, bs - used,
-				      j->base + (x->pblk + (lblk - x->lblk)) * (uint64_t)bs +
-					      used) &&
-		       e2v_all_zero(buf, bs - used);
-		free(buf);
-		return zero;
-	}
-	return 1; /* a hole */
+	buf = malloc(bs - used);
+	/* holes and unwritten extents read as zeros */
+	zero = buf && !e2v_job_read(j, buf, bs - used, j->size) && e2v_all_zero(buf, bs - used);
+	free(buf);
+	return zero;
 }
 
 static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
