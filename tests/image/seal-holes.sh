@@ -45,10 +45,11 @@ for opts in "" "--hash-alg=sha512 --salt=$SALT" "--block-size=1024 --salt=ab"; d
 	# the stored tree and descriptor, byte for byte
 	for f in ragged middle; do
 		# shellcheck disable=SC2086
-		check "seal $opts: /$f stored as fsverity-utils builds it" \
-			sh -c '. "$1"; . "$2"; T_TMP=$3; shift 3; check_sealed "$@" >/dev/null' \
-			sh "${top_srcdir:-.}/tests/lib.sh" "${top_srcdir:-.}/tests/image/image-lib.sh" \
-			"$T_TMP" "$img" "/$f" "files/$f" $opts
+		if check_sealed "$img" "/$f" "files/$f" $opts >/dev/null; then
+			pass "seal $opts: /$f stored as fsverity-utils builds it"
+		else
+			fail "seal $opts: /$f stored as fsverity-utils builds it"
+		fi
 	done
 	check "seal $opts: e2fsck -fn clean" fsck_clean "$img"
 	timeout 120 "$E2VERITY" check "$img" >out 2>&1
