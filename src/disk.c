@@ -367,7 +367,7 @@ errcode_t e2v_disk_write_back(struct e2v_disk *d)
 	}
 	err = e2v_sparse_build(s, rawfd, st.st_size, d->sparse_block_size);
 	if (!err)
-		err = e2v_outfile_open(&out, d->file);
+		err = e2v_outfile_open(&out, d->file, E2V_OUT_WHOLE);
 	if (!err && e2v_sp.write(s, out.fd, false, true, false) < 0)
 		err = EIO;
 	/* the new sparse image replaces the old one whole, or not at all */

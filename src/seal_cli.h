@@ -26,6 +26,7 @@ struct e2v_seal_cli {
 	struct e2v_detached *detached;
 	size_t ndetached;
 	const char *manifest; /* where each file's digest line goes, or NULL */
+	struct e2v_outfile mout; /* opened before anything is written */
 	int for_builtin_sig;
 	enum e2v_manifest_format mformat;
 	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
@@ -62,6 +63,9 @@ errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 			   const struct e2verity_seal_plan *plans);
 int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel);
-int e2v_seal_manifest_write(struct e2v_seal_cli *c);
+/* Opens the manifest's file before the image is written: a bad path costs nothing. */
+int e2v_seal_manifest_open(struct e2v_seal_cli *c);
+/* Writes the manifest; @sealed: the image was written, which a failure here does not undo. */
+int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed);
 
 #endif /* E2VERITY_SEAL_CLI_H */
