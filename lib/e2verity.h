@@ -519,7 +519,12 @@ enum e2verity_seal_action {
 struct e2verity_seal_plan {
 	enum e2verity_seal_action action;
 	uint64_t data_size;
-	uint64_t blocks_needed; /* upper bound of the fs blocks to allocate (all metadata) */
+	/*
+	 * the fs blocks sealing allocates: tree, descriptor and size word, a
+	 * moved inline file's data, and extent tree blocks if the metadata's
+	 * extents (one per block at worst) could overflow the inode or last leaf
+	 */
+	uint64_t blocks_needed;
 	uint64_t blocks_freed;	/* allocated blocks past EOF that are released first */
 	int inline_data;	/* the data is inline: it moves into a block of its own */
 	struct e2verity_geometry geo;
