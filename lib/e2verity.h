@@ -205,6 +205,8 @@ struct e2verity_check_opts {
 	const char *certfile;		  /* verify built-in signatures against this PEM cert */
 	/* require it to chain to this PEM CA; alone, the signature's own certificate is used */
 	const char *cafile;
+	/* or both loaded already (e2verity_verifier_load()); then @certfile, @cafile unused */
+	const struct e2verity_verifier *verifier;
 	int require_signatures;
 	/* Called for every finding; a non-zero return stops the check with that error. */
 	errcode_t (*finding)(void *ctx, const struct e2verity_finding *f);
@@ -242,7 +244,11 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
  * @opts: options and callbacks
  * @stats: totals, added to (zero it first)
  *
- * Return: 0, an error from a callback, or an operational error.
+ * @opts->certfile and @opts->cafile, without @opts->verifier, are loaded once
+ * first: a file that cannot be loaded fails the call before any inode is read.
+ *
+ * Return: 0, an error from a callback, an error of e2verity_verifier_load(),
+ * or an operational error.
  */
 errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts *opts,
 			       struct e2verity_check_stats *stats);

@@ -36,6 +36,7 @@ struct e2v_check_cli {
 	int json, verbose;
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
+	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
 	struct e2verity_finding *findings;
 	size_t nr_findings, cap_findings;
 	struct e2v_checked *files;
@@ -414,9 +415,20 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 {
 	const char *doing = "opening", *what = c->image;
 	ext2_filsys fs = NULL;
+	const char *failed;
 	int status;
 	errcode_t err;
 
+	/* the certificates before the image: a wrong name is about them, signed files or not */
+	if (c->opts.certfile || c->opts.cafile) {
+		err = e2v_load_verifier(c->opts.certfile, c->opts.cafile, &c->verifier, &failed);
+		if (err) {
+			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",
+				 error_message(err), failed);
+			return FSCK_ERROR;
+		}
+		c->opts.verifier = c->verifier;
+	}
 	err = e2v_cli_open_image(c->image, 0, &fs);
 	if (err) {
 		/* reported by the opening: not twice */
@@ -467,5 +479,6 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		free(c.files[i].path);
 	free(c.files);
 	free(c.findings);
+	e2verity_verifier_free(c.verifier);
 	return status;
 }
