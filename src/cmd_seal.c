@@ -121,6 +121,12 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		}
 	}
+	if (c.sigdir || c.sigfile) {
+		status = e2v_detached_open(&c);
+		if (status != E2V_EXIT_OK)
+			goto out;
+		status = E2V_EXIT_FAILURE;
+	}
 	/* a manifest that cannot be written is found out before the image is */
 	if (e2v_seal_manifest_open(&c) != E2V_EXIT_OK)
 		goto out;
