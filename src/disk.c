@@ -333,6 +333,10 @@ errcode_t e2v_disk_expand(struct e2v_disk *d, unsigned int how, char *why, size_
 	else if (!e2v_exp_is(&st))
 		err = e2v_sparse_load(fd, &st, why, ws);
 	close(fd);
+	/* the filesystem must end inside what the chunks expand to */
+	if (!err)
+		err = e2v_check_whole(e2v_exp.fd, e2v_exp.sp.blocks * e2v_exp.sp.block_size, why,
+				      ws);
 	if (err)
 		return err;
 	d->open_name = strdup(e2v_exp.name);
