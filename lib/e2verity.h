@@ -264,7 +264,10 @@ errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t 
  * @count: how many
  * @paths: out, @count malloc()ed strings; NULL where no name was found (free each)
  *
- * A file with several links gets the first name found, breadth first.
+ * A file with several links gets the first name found, breadth first.  The
+ * paths are the names' bytes, unescaped.  A directory entry whose name
+ * cannot be part of a path (a '/' or a NUL in it, "." or ".." out of place)
+ * is never joined into one: the file keeps another name, or none.
  *
  * Return: 0 or an error code.
  */

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "json.h"
+#include "select.h"
 
 /* fsck(8) exit status bits */
 #define FSCK_OK 0
@@ -33,7 +33,7 @@ struct e2v_checked {
 
 struct e2v_check_cli {
 	const char *image;
-	int json, verbose;
+	int json, verbose, recursive;
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
 	struct e2verity_finding *findings;
@@ -44,7 +44,7 @@ struct e2v_check_cli {
 	const char *next_path;	 /* the path of the file being checked, when given */
 	char **paths;		 /* the PATHs given, or none: the whole image */
 	int npaths;
-	unsigned int missing; /* PATHs not found (each reported) */
+	unsigned int missing; /* PATHs not checked: not found, a directory without -r (reported) */
 	char errbuf[512];     /* what stopped the run, for --json */
 };
 
@@ -136,7 +136,7 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 
 	for (size_t i = 0; i < c->nr_files; i++) {
 		const struct e2v_checked *r = &c->files[i];
-		const char *path = r->path ? r->path : "(no name)";
+		const char *path = r->path ? e2v_name(r->path) : "(no name)";
 
 		for (size_t k = 0; k < r->nr_findings; k++) {
 			const struct e2verity_finding *f = &c->findings[r->first_finding + k];
@@ -158,7 +158,7 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 	}
 	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed; "
 	       "%llu bytes hashed\n",
-	       c->image, (unsigned long long)st->files, (unsigned long long)st->passed,
+	       e2v_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
 	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed);
 }
@@ -208,7 +208,7 @@ static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const str
 	e2v_json_begin_object(j, NULL);
 	e2v_json_uint(j, "inode", f->ino);
 	if (r->path)
-		e2v_json_string(j, "path", r->path);
+		e2v_json_name(j, "path", r->path);
 	else
 		e2v_json_null(j, "path");
 	e2v_json_string(j, "status", e2v_status_word(f));
@@ -261,16 +261,25 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_end_object(&j);
 }
 
+/* A file met under a directory given with -r is checked when it is sealed, as in a whole image. */
+static int e2v_sealed(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+
+	return ext2fs_read_inode(fs, ino, &inode) || (inode.i_flags & EXT4_VERITY_FL);
+}
+
 /*
- * Checks the named files, or the whole image; *@doing/@what name a failure
- * that stops the run.  A path that cannot be looked up is reported and counted
- * in *@missing, and the others are checked all the same.
+ * Checks the named files (with -r, the sealed files under a directory), or
+ * the whole image; *@doing/@what name a failure that stops the run.  A path
+ * that cannot be selected is reported and counted in *@missing, and the
+ * others are checked all the same.
  */
 static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **paths, int npaths,
 			       struct e2verity_check_stats *st, unsigned int *missing,
 			       const char **doing, const char **what)
 {
-	ext2_ino_t *inos;
+	struct e2v_selection sel;
 	errcode_t err = 0;
 
 	*what = c->image;
@@ -278,23 +287,32 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 		*doing = "checking";
 		return e2verity_check_image(fs, &c->opts, st);
 	}
-	inos = calloc(npaths, sizeof(*inos));
-	if (!inos)
-		return ENOMEM;
+	*doing = "reading";
+	err = e2v_select_init(&sel, fs, c->image);
+	if (err)
+		return err;
+	sel.recursive = c->recursive;
+	sel.verb = "checks";
 	/* every path first: a typo is reported before minutes of hashing */
-	for (int i = 0; i < npaths; i++)
-		if (e2v_cli_lookup(fs, c->image, paths[i], &inos[i]))
-			(*missing)++;
-	*doing = "checking";
 	for (int i = 0; i < npaths && !err; i++) {
-		if (!inos[i])
+		unsigned int before = sel.errors;
+
+		err = e2v_select_path(&sel, paths[i]);
+		if (sel.errors > before)
+			(*missing)++;
+	}
+	*doing = "checking";
+	for (size_t i = 0; i < sel.n && !err; i++) {
+		if (sel.v[i].walked && !e2v_sealed(fs, sel.v[i].ino))
 			continue;
-		*what = paths[i];
-		c->next_path = paths[i];
-		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
+		*what = sel.v[i].path;
+		c->next_path = sel.v[i].path;
+		err = e2verity_check_inode(fs, sel.v[i].ino, &c->opts, st);
 	}
 	c->next_path = NULL;
-	free(inos);
+	if (err)
+		*what = c->image; /* the selection's paths go with it */
+	e2v_select_free(&sel);
 	return err;
 }
 
@@ -320,6 +338,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "threads", required_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "recursive", no_argument, NULL, 'r' },
 		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -327,7 +346,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 	int opt, status, bar = 0, progress_fd = -1;
 
 	c->opts.threads = e2v_default_threads();
-	e2v_getopt_init(&g, cmd, argc, argv, "j:C:pv", longopts);
+	e2v_getopt_init(&g, cmd, argc, argv, "j:C:prv", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
@@ -364,6 +383,9 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case 'v':
 			c->verbose = 1;
 			break;
+		case 'r':
+			c->recursive = 1;
+			break;
 		default:
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
@@ -391,19 +413,19 @@ static int e2v_check_status(struct e2v_check_cli *c, const struct e2verity_check
 	int status = st->failed ? FSCK_UNCORRECTED : FSCK_OK;
 
 	if (c->missing) {
-		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not found in '%s'",
-			 c->missing, c->image);
+		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not checked in '%s'",
+			 c->missing, e2v_name(c->image));
 		status |= FSCK_ERROR;
 	}
 	if (err == E2VERITY_ET_CANCELLED) {
 		fprintf(stderr, "%s: %s: check of '%s' cancelled\n", e2v_prog,
-			strsignal(e2v_cancel), c->image);
+			strsignal(e2v_cancel), e2v_name(c->image));
 		snprintf(c->errbuf, sizeof(c->errbuf), "cancelled by %s", strsignal(e2v_cancel));
 		status |= FSCK_CANCELED;
 	} else if (err) {
-		e2v_error(err, "while %s '%s'", doing, what);
+		e2v_error(err, "while %s '%s'", doing, e2v_name(what));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while %s '%s'", error_message(err),
-			 doing, what);
+			 doing, e2v_name(what));
 		status |= FSCK_ERROR;
 	}
 	return status;
@@ -421,7 +443,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	if (err) {
 		/* reported by the opening: not twice */
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while opening '%s'", error_message(err),
-			 c->image);
+			 e2v_name(c->image));
 		return FSCK_ERROR;
 	}
 	/* one set of hashing threads for all the files */
@@ -436,9 +458,9 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	/* name what was checked, even after a failure, so that it can be reported */
 	err = e2v_name_files(c, fs);
 	if (err && !(status & FSCK_ERROR)) {
-		e2v_error(err, "while naming the files of '%s'", c->image);
+		e2v_error(err, "while naming the files of '%s'", e2v_name(c->image));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while naming the files of '%s'",
-			 error_message(err), c->image);
+			 error_message(err), e2v_name(c->image));
 		status |= FSCK_ERROR;
 	}
 	e2verity_workers_free(c->opts.workers);
