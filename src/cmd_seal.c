@@ -187,7 +187,9 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_seal_report_skips(&c, &sel, plans);
 	else
 		status = e2v_seal_write(&c, &sel, plans);
-	e2v_seal_note_skips(&c);
+	/* a stopped run's summary counts them already */
+	if (status == E2V_EXIT_OK)
+		e2v_seal_note_skips(&c);
 	if (status == E2V_EXIT_OK)
 		status = e2v_seal_manifest_write(&c);
 	if (e2v_flush_stdout())
