@@ -164,14 +164,17 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 	}
 	file->signed_file = 1;
 	/* without a certificate it can still be garbage the kernel would refuse */
-	if (!o->certfile && !o->cafile)
+	if (o->verifier)
+		err = e2verity_verifier_verify(o->verifier, m->desc.hash_algorithm, file->digest,
+					       m->sig, m->desc.sig_size);
+	else if (!o->certfile && !o->cafile)
 		err = e2verity_signature_parse(m->sig, m->desc.sig_size);
 	else
 		err = e2verity_verify_signature(m->desc.hash_algorithm, file->digest, m->sig,
 						m->desc.sig_size, o->certfile, o->cafile);
 	switch (err) {
 	case 0:
-		file->signature_verified = o->certfile || o->cafile;
+		file->signature_verified = o->verifier || o->certfile || o->cafile;
 		return 0;
 	case E2VERITY_ET_SIG_MALFORMED:
 		return e2v_report_values(c, E2VERITY_PR_SIG_MALFORMED, m->desc.sig_size, 0, 0);

@@ -205,6 +205,8 @@ struct e2verity_check_opts {
 	const char *certfile;		  /* verify built-in signatures against this PEM cert */
 	/* require it to chain to this PEM CA; alone, the signature's own certificate is used */
 	const char *cafile;
+	/* or both loaded already (e2verity_verifier_load()); then @certfile, @cafile unused */
+	const struct e2verity_verifier *verifier;
 	int require_signatures;
 	/* Called for every finding; a non-zero return stops the check with that error. */
 	errcode_t (*finding)(void *ctx, const struct e2verity_finding *f);
@@ -242,7 +244,11 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
  * @opts: options and callbacks
  * @stats: totals, added to (zero it first)
  *
- * Return: 0, an error from a callback, or an operational error.
+ * @opts->certfile and @opts->cafile, without @opts->verifier, are loaded once
+ * first: a file that cannot be loaded fails the call before any inode is read.
+ *
+ * Return: 0, an error from a callback, an error of e2verity_verifier_load(),
+ * or an operational error.
  */
 errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts *opts,
 			       struct e2verity_check_stats *stats);
@@ -522,7 +528,12 @@ enum e2verity_seal_action {
 struct e2verity_seal_plan {
 	enum e2verity_seal_action action;
 	uint64_t data_size;
-	uint64_t blocks_needed; /* upper bound of the fs blocks to allocate (all metadata) */
+	/*
+	 * the fs blocks sealing allocates: tree, descriptor and size word, a
+	 * moved inline file's data, and extent tree blocks if the metadata's
+	 * extents (one per block at worst) could overflow the inode or last leaf
+	 */
+	uint64_t blocks_needed;
 	uint64_t blocks_freed;	/* allocated blocks past EOF that are released first */
 	int inline_data;	/* the data is inline: it moves into a block of its own */
 	struct e2verity_geometry geo;

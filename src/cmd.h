@@ -282,6 +282,12 @@ int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o)
  */
 errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer);
 const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile);
+/*
+ * Loads the certificate and CA that signatures are verified against, before
+ * any image is opened; reports an error naming the file (*@failed).
+ */
+errcode_t e2v_load_verifier(const char *certfile, const char *cafile,
+			    struct e2verity_verifier **v, const char **failed);
 /* an e2verity_sign_fn over e2verity_sign_digest(); @ctx is the signer */
 errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
 		      size_t *sig_size);

@@ -36,6 +36,7 @@ struct e2v_check_cli {
 	int json, verbose, recursive;
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
+	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
 	struct e2verity_finding *findings;
 	size_t nr_findings, cap_findings;
 	struct e2v_checked *files;
@@ -45,6 +46,7 @@ struct e2v_check_cli {
 	char **paths;		 /* the PATHs given, or none: the whole image */
 	int npaths;
 	unsigned int missing; /* PATHs not checked: not found, a directory without -r (reported) */
+	int needs_recovery;   /* the journal holds what was not replayed */
 	char errbuf[512];     /* what stopped the run, for --json */
 };
 
@@ -157,10 +159,11 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 						  : "");
 	}
 	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed; "
-	       "%llu bytes hashed\n",
+	       "%llu bytes hashed%s\n",
 	       e2v_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
-	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed);
+	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed,
+	       c->needs_recovery ? "; journal not replayed" : "");
 }
 
 /* The row says which of the finding's values mean something. */
@@ -254,6 +257,7 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_uint(&j, "bytes_hashed", st->bytes_hashed);
 	e2v_json_uint(&j, "errors", st->errors);
 	e2v_json_uint(&j, "warnings", st->warnings);
+	e2v_json_bool(&j, "needs_recovery", c->needs_recovery);
 	e2v_json_end_object(&j);
 	if (error)
 		e2v_json_string(&j, "error", error);
@@ -409,7 +413,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 static int e2v_check_status(struct e2v_check_cli *c, const struct e2verity_check_stats *st,
 			    errcode_t err, const char *doing, const char *what)
 {
-	int status = st->failed ? FSCK_UNCORRECTED : FSCK_OK;
+	int status = st->failed || c->needs_recovery ? FSCK_UNCORRECTED : FSCK_OK;
 
 	if (c->missing) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not checked in '%s'",
@@ -435,15 +439,38 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 {
 	const char *doing = "opening", *what = c->image;
 	ext2_filsys fs = NULL;
+	const char *failed;
 	int status;
 	errcode_t err;
 
+	/* the certificates before the image: a wrong name is about them, signed files or not */
+	if (c->opts.certfile || c->opts.cafile) {
+		err = e2v_load_verifier(c->opts.certfile, c->opts.cafile, &c->verifier, &failed);
+		if (err) {
+			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",
+				 error_message(err), e2v_name(failed));
+			return FSCK_ERROR;
+		}
+		c->opts.verifier = c->verifier;
+	}
 	err = e2v_cli_open_image(c->image, 0, &fs);
 	if (err) {
 		/* reported by the opening: not twice */
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while opening '%s'", error_message(err),
 			 e2v_name(c->image));
 		return FSCK_ERROR;
+	}
+	/*
+	 * As e2fsck -n: the journal is not replayed, so what it would change is
+	 * not what is checked; said, and counted in the status.
+	 */
+	if (ext2fs_has_feature_journal_needs_recovery(fs->super)) {
+		c->needs_recovery = 1;
+		fprintf(stderr,
+			"%s: warning: '%s' needs journal recovery; skipping it, as e2fsck -n does: "
+			"the files are checked without what the journal holds (e2fsck -f "
+			"replays it)\n",
+			e2v_prog, e2v_name(c->image));
 	}
 	/* one set of hashing threads for all the files */
 	if (c->opts.threads > 1) {
@@ -488,5 +515,6 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		free(c.files[i].path);
 	free(c.files);
 	free(c.findings);
+	e2verity_verifier_free(c.verifier);
 	return status;
 }

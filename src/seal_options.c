@@ -142,4 +142,6 @@ void e2v_seal_cli_free(struct e2v_seal_cli *c)
 	e2v_write_args_free(&c->w);
 	e2verity_signer_free(c->signer);
 	c->signer = NULL;
+	e2verity_verifier_free(c->verifier);
+	c->verifier = NULL;
 }
