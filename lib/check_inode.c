@@ -283,6 +283,16 @@ static errcode_t e2v_check_owner(struct e2v_check *c, struct e2v_ext4_file *f)
 	return e2v_report(c, E2VERITY_PR_METADATA_NOT_OWN, &fi);
 }
 
+/* What the kernel refuses in the extent tree (or never reads), as a finding */
+static errcode_t e2v_report_fault(struct e2v_check *c, const struct e2v_extent_fault *x)
+{
+	struct e2verity_finding fi = {
+		.value = x->value, .expected = x->expected, .count = x->count, .block = x->node
+	};
+
+	return e2v_report(c, x->problem, &fi);
+}
+
 /* Flags and mode of the inode, then its contents. */
 static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 {
@@ -320,10 +330,18 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	err = e2v_ext4_file_open(c->fs, ino, &f);
 	if (err == E2VERITY_ET_NO_MEMORY)
 		return err;
+	if (err && f.fault.problem && f.fault.err == err)
+		return e2v_report_fault(c, &f.fault);
 	if (err) {
 		struct e2verity_finding fi = { .err = err };
 
 		return e2v_report(c, E2VERITY_PR_EXTENTS_UNREADABLE, &fi);
+	}
+	/* entries the kernel never reads: it reads the file all the same */
+	if (f.fault.problem) {
+		err = e2v_report_fault(c, &f.fault);
+		if (err)
+			goto out;
 	}
 	/* a file hashed ahead: its metadata is read the way its data was */
 	if (c->ahead && c->ahead->fd >= 0) {
@@ -335,6 +353,7 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	/* a scan of every inode: for the first damaged files only, so work stays bounded */
 	if (!err && c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)
 		err = e2v_check_owner(c, &f);
+out:
 	e2v_ext4_file_close(&f);
 	return err;
 }

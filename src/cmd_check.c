@@ -16,6 +16,11 @@
 #define FSCK_UNCORRECTED 4
 #define FSCK_ERROR 8
 #define FSCK_CANCELED 32
+#define E2V_MSG_NO_REPLAY                                                                          \
+	"%s: warning: '%s' needs journal recovery; skipping it, as e2fsck -n does: the files are " \
+	"checked without what the journal holds (e2fsck -f replays it)\n"
+/* the command line was answered whole (-V): nothing to check */
+#define E2V_CHECK_DONE (-1)
 
 enum {
 	OPT_CA = OPT_FIRST_PRIVATE,
@@ -33,7 +38,7 @@ struct e2v_checked {
 
 struct e2v_check_cli {
 	const char *image;
-	int json, verbose, recursive;
+	int json, verbose, quiet, recursive;
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
 	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
@@ -74,6 +79,8 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 	r->first_finding = c->nr_findings - c->pending_findings;
 	r->path = c->next_path ? strdup(c->next_path) : NULL;
 	c->pending_findings = 0;
+	if (e2v_progress_active(&c->progress))
+		e2v_progress_file(&c->progress, file->data_size, NULL);
 	/* a signal stops the run between files: what was checked is still reported */
 	return e2v_cancel ? E2VERITY_ET_CANCELLED : 0;
 }
@@ -81,8 +88,10 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 static void e2v_on_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct e2v_check_cli *c = ctx;
+	uint64_t base = c->npaths ? 0 : c->progress.bytes_done;
 
-	e2v_progress_update(&c->progress, done, total, "of the sealed data hashed");
+	/* the whole image counts from its first file; one PATH from its own start */
+	e2v_progress_bytes(&c->progress, done > base ? done - base : 0, c->next_path);
 }
 
 /* Which files the output lists: all of them in JSON or with -v, else those with findings */
@@ -158,6 +167,8 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 		       : r->file.signed_file	  ? " (signed)"
 						  : "");
 	}
+	if (c->quiet)
+		return;
 	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed; "
 	       "%llu bytes hashed%s\n",
 	       e2v_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
@@ -273,6 +284,36 @@ static int e2v_sealed(ext2_filsys fs, ext2_ino_t ino)
 	return ext2fs_read_inode(fs, ino, &inode) || (inode.i_flags & EXT4_VERITY_FL);
 }
 
+/* What the progress goes through: @n inodes (all the sealed ones without @inos), and their data. */
+static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const ext2_ino_t *inos,
+				  size_t n)
+{
+	struct ext2_inode inode;
+	ext2_ino_t *all = NULL;
+	uint64_t bytes = 0;
+	size_t files = 0;
+	errcode_t err = 0;
+
+	if (!e2v_progress_active(&c->progress))
+		return 0;
+	if (!inos) {
+		err = e2verity_list_verity_inodes(fs, &all, &n);
+		if (err)
+			return err;
+		inos = all;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		if (!inos[i])
+			continue;
+		err = ext2fs_read_inode(fs, inos[i], &inode);
+		bytes += EXT2_I_SIZE(&inode);
+		files++;
+	}
+	free(all);
+	e2v_progress_total(&c->progress, files, bytes);
+	return err;
+}
+
 /*
  * Checks the named files (with -r, the sealed files under a directory), or
  * the whole image; *@doing/@what name a failure that stops the run.  A path
@@ -284,12 +325,14 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 			       const char **doing, const char **what)
 {
 	struct e2v_selection sel;
+	ext2_ino_t *inos = NULL;
 	errcode_t err = 0;
 
 	*what = c->image;
 	if (!npaths) {
 		*doing = "checking";
-		return e2verity_check_image(fs, &c->opts, st);
+		err = e2v_check_totals(c, fs, NULL, 0);
+		return err ? err : e2verity_check_image(fs, &c->opts, st);
 	}
 	*doing = "reading";
 	err = e2v_select_init(&sel, fs, c->image);
@@ -305,17 +348,27 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 		if (sel.errors > before)
 			(*missing)++;
 	}
+	/* what is checked: the files named, and the sealed ones found under a directory */
+	inos = calloc(sel.n ? sel.n : 1, sizeof(*inos));
+	if (!err && !inos)
+		err = ENOMEM;
+	for (size_t i = 0; i < sel.n && !err; i++)
+		if (!sel.v[i].walked || e2v_sealed(fs, sel.v[i].ino))
+			inos[i] = sel.v[i].ino;
 	*doing = "checking";
+	if (!err)
+		err = e2v_check_totals(c, fs, inos, sel.n);
 	for (size_t i = 0; i < sel.n && !err; i++) {
-		if (sel.v[i].walked && !e2v_sealed(fs, sel.v[i].ino))
+		if (!inos[i])
 			continue;
 		*what = sel.v[i].path;
 		c->next_path = sel.v[i].path;
-		err = e2verity_check_inode(fs, sel.v[i].ino, &c->opts, st);
+		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
 	}
 	c->next_path = NULL;
 	if (err)
 		*what = c->image; /* the selection's paths go with it */
+	free(inos);
 	e2v_select_free(&sel);
 	return err;
 }
@@ -342,6 +395,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "threads", required_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -349,7 +403,8 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 	int opt, status, bar = 0, progress_fd = -1;
 
 	c->opts.threads = e2v_default_threads();
-	e2v_getopt_init(&g, cmd, argc, argv, "j:C:prv", longopts);
+	/* e2fsck's letters where they mean the same: -n, -f, -C, -v, -V; -p, -a, -y: not yet */
+	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvV", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
@@ -380,8 +435,20 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case OPT_PROGRESS:
 			bar = 1;
 			break;
+		case 'n':
+			/* e2fsck's read-only check: what check always does */
+		case 'f':
+			/* e2fsck's "even if clean": every sealed file is always checked */
+			break;
 		case 'p':
-			/* e2fsck's -p (preen): check never repairs, so there is nothing to ask */
+		case 'a':
+		case 'y':
+			return e2v_usage_error(cmd,
+					       "-%c repairs, which check cannot do yet: it only "
+					       "reads, as with -n (the default)",
+					       opt);
+		case 'q':
+			c->quiet = 1;
 			break;
 		case 'v':
 			c->verbose = 1;
@@ -389,10 +456,15 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case 'r':
 			c->recursive = 1;
 			break;
+		case 'V':
+			printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
+			return e2v_flush_stdout() ? FSCK_ERROR : E2V_CHECK_DONE;
 		default:
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
+	if (c->quiet && c->verbose)
+		return e2v_usage_error(cmd, "-q and -v exclude each other");
 	status = e2v_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
 	if (!status)
 		status = e2v_image_paths(cmd, c->paths, c->npaths);
@@ -466,11 +538,8 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	 */
 	if (ext2fs_has_feature_journal_needs_recovery(fs->super)) {
 		c->needs_recovery = 1;
-		fprintf(stderr,
-			"%s: warning: '%s' needs journal recovery; skipping it, as e2fsck -n does: "
-			"the files are checked without what the journal holds (e2fsck -f "
-			"replays it)\n",
-			e2v_prog, e2v_name(c->image));
+		if (!c->quiet)
+			fprintf(stderr, E2V_MSG_NO_REPLAY, e2v_prog, e2v_name(c->image));
 	}
 	/* one set of hashing threads for all the files */
 	if (c->opts.threads > 1) {
@@ -502,7 +571,7 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 
 	status = e2v_check_parse(cmd, argc, argv, &c);
 	if (status)
-		return status;
+		return status == E2V_CHECK_DONE ? FSCK_OK : status;
 	e2v_catch_signals();
 	status = e2v_check_image(&c, &st);
 	if (c.json)
