@@ -156,6 +156,8 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 {
 	const struct e2verity_check_opts *o = c->opts;
 	struct e2verity_check_file *file = c->file;
+	const struct e2verity_verifier *ver = o->verifier;
+	struct e2verity_verifier *own = NULL;
 	struct e2v_sig_report rep;
 	errcode_t err;
 
@@ -165,11 +167,18 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 		return 0;
 	}
 	file->signed_file = 1;
+	/* a caller of e2verity_check_inode() may give the files alone */
+	if (!ver && (o->certfile || o->cafile)) {
+		err = e2verity_verifier_load(o->certfile, o->cafile, &own);
+		if (err)
+			return err;
+		ver = own;
+	}
 	/* without a certificate it can still be one the kernel refuses whatever its keys */
 	err = e2v_signature_check(m->desc.hash_algorithm, file->digest, m->sig, m->desc.sig_size,
-				  o->certfile, o->cafile, &rep);
+				  ver, &rep);
+	e2verity_verifier_free(own);
 	if (err)
-		/* the certificate cannot be loaded: nothing to do with this file */
 		return err;
 	for (unsigned int i = 0; i < rep.count; i++) {
 		uint64_t value = rep.f[i].value;
@@ -278,6 +287,16 @@ static errcode_t e2v_check_owner(struct e2v_check *c, struct e2v_ext4_file *f)
 	return e2v_report(c, E2VERITY_PR_METADATA_NOT_OWN, &fi);
 }
 
+/* What the kernel refuses in the extent tree (or never reads), as a finding */
+static errcode_t e2v_report_fault(struct e2v_check *c, const struct e2v_extent_fault *x)
+{
+	struct e2verity_finding fi = {
+		.value = x->value, .expected = x->expected, .count = x->count, .block = x->node
+	};
+
+	return e2v_report(c, x->problem, &fi);
+}
+
 /* Flags and mode of the inode, then its contents. */
 static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 {
@@ -315,10 +334,18 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	err = e2v_ext4_file_open(c->fs, ino, &f);
 	if (err == E2VERITY_ET_NO_MEMORY)
 		return err;
+	if (err && f.fault.problem && f.fault.err == err)
+		return e2v_report_fault(c, &f.fault);
 	if (err) {
 		struct e2verity_finding fi = { .err = err };
 
 		return e2v_report(c, E2VERITY_PR_EXTENTS_UNREADABLE, &fi);
+	}
+	/* entries the kernel never reads: it reads the file all the same */
+	if (f.fault.problem) {
+		err = e2v_report_fault(c, &f.fault);
+		if (err)
+			goto out;
 	}
 	/* a file hashed ahead: its metadata is read the way its data was */
 	if (c->ahead && c->ahead->fd >= 0) {
@@ -330,6 +357,7 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	/* a scan of every inode: for the first damaged files only, so work stays bounded */
 	if (!err && c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)
 		err = e2v_check_owner(c, &f);
+out:
 	e2v_ext4_file_close(&f);
 	return err;
 }

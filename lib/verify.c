@@ -12,6 +12,7 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 
+#include "log.h"
 #include "pkcs7.h"
 #include "sign.h"
 #include "verify.h"
@@ -93,6 +94,15 @@ struct e2v_aa_info {
 	int64_t time;
 };
 
+/* What signatures are verified against: the kernel's keyring, and the signer they must have */
+struct e2verity_verifier {
+	struct e2v_keyring keys;
+	struct e2v_kcert given; /* the certificate file, when the CA file is the keyring */
+	int has_given;
+	int has_cert; /* a certificate file was given */
+};
+
+/* one signature being judged */
 struct e2v_vctx {
 	struct e2v_p7 m;
 	unsigned int ncerts;
@@ -100,10 +110,7 @@ struct e2v_vctx {
 	struct e2v_ksig ssig[E2V_P7_MAX_SIGNERS];
 	struct e2v_id sid[E2V_P7_MAX_SIGNERS];
 	struct e2v_kcert *signer[E2V_P7_MAX_SIGNERS];
-	struct e2v_keyring keys;
-	struct e2v_kcert given; /* --cert, when a CA file is the keyring */
-	int has_given;
-	int has_cert; /* --cert was given */
+	const struct e2verity_verifier *ver;
 };
 
 static void e2v_add(struct e2v_sig_report *r, unsigned int code, uint64_t value, uint64_t expected)
@@ -429,13 +436,13 @@ static errcode_t e2v_keyring_add(struct e2v_keyring *k, X509 *x)
 static errcode_t e2v_keyring_load_ca(struct e2v_keyring *k, const char *cafile)
 {
 	struct e2v_pass no_pass = { 0 };
-	errcode_t err = 0;
+	errcode_t err;
 	BIO *bio;
 	X509 *x;
 
-	/* the caller could not tell this errno from one about the certificate */
-	if (e2v_open_pem(cafile, &bio))
-		return E2VERITY_ET_CA_LOAD;
+	err = e2v_open_pem(cafile, &bio);
+	if (err)
+		return err;
 	while (!err && (x = PEM_read_bio_X509(bio, NULL, e2v_pass_cb, &no_pass))) {
 		err = e2v_keyring_add(k, x);
 		X509_free(x);
@@ -699,7 +706,7 @@ static int e2v_trust_one(struct e2v_vctx *v, unsigned int n, int *wrong_type)
 		if (x->trust_seen)
 			return x->verified ? 0 : -ENOKEY;
 		x->trust_seen = 1;
-		k = e2v_find_key(&v->keys, &x->id, &x->skid);
+		k = e2v_find_key(&v->ver->keys, &x->id, &x->skid);
 		if (k >= 0)
 			goto matched;
 		if (x->signer == x)
@@ -708,7 +715,7 @@ static int e2v_trust_one(struct e2v_vctx *v, unsigned int n, int *wrong_type)
 		sig = &last->sig;
 	}
 	if (last && (last->akid0.present || last->akid1.present)) {
-		k = e2v_find_key(&v->keys, &last->akid0, &last->akid1);
+		k = e2v_find_key(&v->ver->keys, &last->akid0, &last->akid1);
 		if (k >= 0) {
 			x = last;
 			goto matched;
@@ -717,14 +724,14 @@ static int e2v_trust_one(struct e2v_vctx *v, unsigned int n, int *wrong_type)
 			return k;
 	}
 	/* at last, a key in the keyring that is the signer itself */
-	k = e2v_find_key(&v->keys, &v->sid[n], NULL);
+	k = e2v_find_key(&v->ver->keys, &v->sid[n], NULL);
 	if (k < 0)
 		return k;
 	x = NULL;
 	sig = &v->ssig[n];
 matched:
-	if (e2v_pk_verify(&v->keys.c[k], sig)) {
-		*wrong_type = v->keys.c[k].key_ec != sig->ec;
+	if (e2v_pk_verify(&v->ver->keys.c[k], sig)) {
+		*wrong_type = v->ver->keys.c[k].key_ec != sig->ec;
 		return -EKEYREJECTED;
 	}
 	if (x) {
@@ -809,51 +816,93 @@ static void e2v_judge_keys(struct e2v_vctx *v, const uint8_t *msg, size_t msg_le
 	}
 	if (trusted) {
 		e2v_add(rep,
-			carried || v->has_cert ? E2VERITY_PR_SIG_UNTRUSTED
-					       : E2VERITY_PR_SIG_NO_SIGNER,
+			carried || v->ver->has_cert ? E2VERITY_PR_SIG_UNTRUSTED
+						    : E2VERITY_PR_SIG_NO_SIGNER,
 			0, 0);
 		return;
 	}
 	/* with a CA as the keyring, --cert names the signer the files must have */
-	if (v->has_given) {
+	if (v->ver->has_given) {
 		int found = 0;
 
 		for (unsigned int i = 0; i < m->nsigners && !found; i++)
-			found = (e2v_id_same(&v->given.id, &v->sid[i]) ||
-				 e2v_id_same(&v->given.skid, &v->sid[i])) &&
-				!e2v_pk_verify(&v->given, &v->ssig[i]);
+			found = (e2v_id_same(&v->ver->given.id, &v->sid[i]) ||
+				 e2v_id_same(&v->ver->given.skid, &v->sid[i])) &&
+				!e2v_pk_verify(&v->ver->given, &v->ssig[i]);
 		if (!found)
 			e2v_add(rep, E2VERITY_PR_SIG_MISMATCH, 0, 0);
 	}
 }
 
-static errcode_t e2v_load_keys(struct e2v_vctx *v, const char *certfile, const char *cafile)
+/* As e2verity_verifier_load(); *@ca_failed says the failure was @cafile's. */
+static errcode_t e2v_verifier_load(const char *certfile, const char *cafile,
+				   struct e2verity_verifier **ret, int *ca_failed)
 {
+	struct e2verity_verifier *v;
+	const char *failed = certfile;
+	int queue_was_empty;
+	errcode_t err = 0;
 	X509 *x = NULL;
-	errcode_t err;
 
+	*ret = NULL;
+	*ca_failed = 0;
+	if (!certfile && !cafile)
+		return E2VERITY_ET_CERT_LOAD;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return E2VERITY_ET_NO_MEMORY;
+	queue_was_empty = ERR_peek_error() == 0;
+	ERR_set_mark();
 	if (certfile) {
 		err = e2v_load_cert(certfile, &x);
-		if (err)
-			return err;
-		err = cafile ? e2v_cert_from_x509(x, &v->given) : e2v_keyring_add(&v->keys, x);
+		/* read as the kernel reads it when keyctl adds it to its keyring */
+		if (!err)
+			err = cafile ? e2v_cert_from_x509(x, &v->given)
+				     : e2v_keyring_add(&v->keys, x);
 		X509_free(x);
-		if (err)
-			return err;
 		v->has_given = !!cafile;
 		v->has_cert = 1;
 	}
-	return cafile ? e2v_keyring_load_ca(&v->keys, cafile) : 0;
+	if (!err && cafile) {
+		failed = cafile;
+		err = e2v_keyring_load_ca(&v->keys, cafile);
+	}
+	if (err) {
+		*ca_failed = failed == cafile;
+		e2v_log_openssl(err, failed, queue_was_empty);
+		e2verity_verifier_free(v);
+		v = NULL;
+	}
+	ERR_pop_to_mark();
+	*ret = v;
+	return err;
+}
+
+errcode_t e2verity_verifier_load(const char *certfile, const char *cafile,
+				 struct e2verity_verifier **ret)
+{
+	int ca_failed;
+
+	return e2v_verifier_load(certfile, cafile, ret, &ca_failed);
+}
+
+void e2verity_verifier_free(struct e2verity_verifier *v)
+{
+	if (!v)
+		return;
+	e2v_keyring_free(&v->keys);
+	e2v_cert_free(&v->given);
+	free(v);
 }
 
 errcode_t e2v_signature_check(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
-			      size_t sig_size, const char *certfile, const char *cafile,
+			      size_t sig_size, const struct e2verity_verifier *ver,
 			      struct e2v_sig_report *rep)
 {
 	uint8_t msg[E2VERITY_FORMATTED_DIGEST_MAX];
 	struct e2v_vctx *v;
 	size_t msg_len = 0;
-	errcode_t err = 0;
+	errcode_t err;
 
 	memset(rep, 0, sizeof(*rep));
 	if (digest) {
@@ -864,23 +913,18 @@ errcode_t e2v_signature_check(unsigned int alg, const uint8_t *digest, const uin
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return E2VERITY_ET_NO_MEMORY;
+	v->ver = ver;
 	ERR_set_mark();
 	e2v_judge_form(v, sig, sig_size, rep);
-	if (!digest || (!certfile && !cafile) || e2v_has_error(rep))
-		goto out;
-	err = e2v_load_keys(v, certfile, cafile);
-	if (err)
-		goto out;
-	e2v_judge_keys(v, msg, msg_len, rep);
-	rep->verified = !e2v_has_error(rep);
-out:
+	if (digest && ver && !e2v_has_error(rep)) {
+		e2v_judge_keys(v, msg, msg_len, rep);
+		rep->verified = !e2v_has_error(rep);
+	}
 	for (unsigned int i = 0; i < E2V_P7_MAX_CERTS; i++)
 		e2v_cert_free(&v->certs[i]);
-	e2v_cert_free(&v->given);
-	e2v_keyring_free(&v->keys);
 	free(v);
 	ERR_pop_to_mark();
-	return err;
+	return 0;
 }
 
 /* the error code of a report's first error, for the callers that want one */
@@ -907,12 +951,23 @@ static errcode_t e2v_report_err(const struct e2v_sig_report *rep)
 	return 0;
 }
 
+errcode_t e2verity_verifier_verify(const struct e2verity_verifier *v, unsigned int alg,
+				   const uint8_t *digest, const uint8_t *sig, size_t sig_size)
+{
+	struct e2v_sig_report rep;
+	errcode_t err;
+
+	err = e2v_signature_check(alg, digest, sig, sig_size, v, &rep);
+	return err ? err : e2v_report_err(&rep);
+}
+
 errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
 				    size_t sig_size, const char *certfile, const char *cafile)
 {
 	uint8_t msg[E2VERITY_FORMATTED_DIGEST_MAX];
-	struct e2v_sig_report rep;
+	struct e2verity_verifier *v;
 	size_t msg_len;
+	int ca_failed;
 	errcode_t err;
 
 	err = e2verity_formatted_digest(alg, digest, msg, &msg_len);
@@ -920,8 +975,19 @@ errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, con
 		return err;
 	if (!certfile && !cafile)
 		return E2VERITY_ET_CERT_LOAD;
-	err = e2v_signature_check(alg, digest, sig, sig_size, certfile, cafile, &rep);
-	return err ? err : e2v_report_err(&rep);
+	/* a signature the kernel refuses whatever its keys is that, whatever the files */
+	err = e2verity_signature_parse(sig, sig_size);
+	if (err)
+		return err;
+	err = e2v_verifier_load(certfile, cafile, &v, &ca_failed);
+	/* the caller could not tell an errno about @cafile from one about @certfile */
+	if (err && ca_failed && err != E2VERITY_ET_NO_MEMORY && err != E2VERITY_ET_CERT_UNSUPPORTED)
+		return E2VERITY_ET_CA_LOAD;
+	if (err)
+		return err;
+	err = e2verity_verifier_verify(v, alg, digest, sig, sig_size);
+	e2verity_verifier_free(v);
+	return err;
 }
 
 errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size)
@@ -929,6 +995,6 @@ errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size)
 	struct e2v_sig_report rep;
 	errcode_t err;
 
-	err = e2v_signature_check(0, NULL, sig, sig_size, NULL, NULL, &rep);
+	err = e2v_signature_check(0, NULL, sig, sig_size, NULL, &rep);
 	return err ? err : e2v_report_err(&rep);
 }

@@ -20,27 +20,22 @@ struct e2v_sig_report {
 /**
  * e2v_signature_check() - what the kernel would say of a built-in signature
  * @alg: the file's hash algorithm
- * @digest: the file digest, or NULL to judge the form alone
+ * @digest: the file digest, or NULL to judge what needs no key
  * @sig: DER (or BER) PKCS#7 signature
  * @sig_size: its size
- * @certfile: PEM certificate of the signer, or NULL
- * @cafile: PEM certificates trusted as the .fs-verity keyring, or NULL
+ * @ver: the keyring (e2verity_verifier_load()), or NULL to judge what needs no key
  * @rep: the findings, errors (the kernel refuses the file) and warnings
  *
  * The message is read with the kernel's BER rules and pkcs7.asn1, then the
  * rules of pkcs7_parser.c, pkcs7_verify.c, pkcs7_trust.c and public_key.c
  * are applied as Linux 6.1 to 6.12 apply them: what one of them refuses is an
- * error.  With @digest and a certificate, the keyring is @cafile's
- * certificates, or @certfile alone; @certfile is also offered as one of the
- * message's certificates, as if the signature carried it.
+ * error.
  *
- * Return: 0 (then @rep holds the verdict), or an error loading the
- * certificates: an errno value, E2VERITY_ET_CERT_LOAD, E2VERITY_ET_CA_LOAD,
- * E2VERITY_ET_CERT_UNSUPPORTED, E2VERITY_ET_BAD_HASH_ALG or
+ * Return: 0 (then @rep holds the verdict), E2VERITY_ET_BAD_HASH_ALG or
  * E2VERITY_ET_NO_MEMORY.
  */
 errcode_t e2v_signature_check(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
-			      size_t sig_size, const char *certfile, const char *cafile,
+			      size_t sig_size, const struct e2verity_verifier *ver,
 			      struct e2v_sig_report *rep);
 
 #endif /* E2VERITY_VERIFY_H */

@@ -30,8 +30,8 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] IMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[--partition=N|NAME|UUID] [-j N] [-C FD|--progress] [-v] [--json]\n"
-	  "\t\t[--cert=CERT] [--ca=CA] [--require-signatures] IMAGE [PATH...]",
+	  "[--partition=N|NAME|UUID] [-n] [-f] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"
+	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures] IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
 	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", E2V_EXIT_USAGE,
