@@ -62,7 +62,7 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 	/* nor a signature file that cannot be written */
 	err = e2v_outfile_open(&out, sigfile, 0);
 	if (err) {
-		e2v_error(err, "while writing the signature file '%s'%s", sigfile, out.why);
+		e2v_error(err, "while writing the signature file '%s'%s", e2v_name(sigfile), out.why);
 		goto out;
 	}
 	err = e2v_digest_host_file(file, &t, &res, &doing);
