@@ -137,6 +137,16 @@ static const struct e2verity_problem e2v_problems[] = {
 	{ E2VERITY_PR_SIG_NO_SIGNER, "SIG_NO_SIGNER", E,
 	  "built-in signature does not carry its signer's certificate, and no --cert was given",
 	  0 },
+
+	{ E2VERITY_PR_KERNEL_FS_BLOCK, "KERNEL_FS_BLOCK", E,
+	  "is on a filesystem of %v-byte blocks, which the kernel it is for does not mount with "
+	  "fs-verity: before Linux 6.3 the block size must be the page size (%x bytes), and it "
+	  "can never exceed it",
+	  V | X },
+	{ E2VERITY_PR_KERNEL_TREE_BLOCK, "KERNEL_TREE_BLOCK", E,
+	  "has %v-byte Merkle tree blocks, which the kernel it is for does not read: before Linux "
+	  "6.3 they must be the page size (%x bytes), and they can never exceed it",
+	  V | X },
 };
 
 #undef W

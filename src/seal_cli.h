@@ -30,6 +30,7 @@ struct e2v_seal_cli {
 	enum e2v_manifest_format mformat;
 	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
+	struct e2v_kernel kernel; /* --min-kernel */
 	int progress;
 	/* progress display */
 	struct e2v_progress bar;
