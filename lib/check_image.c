@@ -92,17 +92,28 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 			       struct e2verity_check_stats *stats)
 {
 	struct e2verity_batch *batch = NULL;
+	struct e2verity_verifier *own = NULL;
+	struct e2verity_check_opts o;
 	struct ext2_inode inode;
-	ext2_ino_t *inos;
+	ext2_ino_t *inos = NULL;
 	uint64_t total = 0, done = 0;
 	size_t n;
 	errcode_t err;
 
 	if (!e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
 		return E2VERITY_ET_RESERVED_NOT_ZERO;
+	/* the certificates once for every file, and a wrong one said even when no file is signed */
+	o = *opts;
+	if (!o.verifier && (o.certfile || o.cafile)) {
+		err = e2verity_verifier_load(o.certfile, o.cafile, &own);
+		if (err)
+			return err;
+		o.verifier = own;
+	}
+	opts = &o;
 	err = e2verity_list_verity_inodes(fs, &inos, &n);
 	if (err)
-		return err;
+		goto out;
 	/* the sizes first, so that progress is a share of the whole image's data */
 	for (size_t i = 0; i < n; i++) {
 		err = ext2fs_read_inode(fs, inos[i], &inode);
@@ -125,5 +136,6 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 out:
 	e2v_ahead_free(batch);
 	free(inos);
+	e2verity_verifier_free(own);
 	return err;
 }

@@ -164,14 +164,17 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 	}
 	file->signed_file = 1;
 	/* without a certificate it can still be garbage the kernel would refuse */
-	if (!o->certfile && !o->cafile)
+	if (o->verifier)
+		err = e2verity_verifier_verify(o->verifier, m->desc.hash_algorithm, file->digest,
+					       m->sig, m->desc.sig_size);
+	else if (!o->certfile && !o->cafile)
 		err = e2verity_signature_parse(m->sig, m->desc.sig_size);
 	else
 		err = e2verity_verify_signature(m->desc.hash_algorithm, file->digest, m->sig,
 						m->desc.sig_size, o->certfile, o->cafile);
 	switch (err) {
 	case 0:
-		file->signature_verified = o->certfile || o->cafile;
+		file->signature_verified = o->verifier || o->certfile || o->cafile;
 		return 0;
 	case E2VERITY_ET_SIG_MALFORMED:
 		return e2v_report_values(c, E2VERITY_PR_SIG_MALFORMED, m->desc.sig_size, 0, 0);
@@ -307,6 +310,16 @@ static errcode_t e2v_check_owner(struct e2v_check *c, struct e2v_ext4_file *f)
 	return e2v_report(c, E2VERITY_PR_METADATA_NOT_OWN, &fi);
 }
 
+/* What the kernel refuses in the extent tree (or never reads), as a finding */
+static errcode_t e2v_report_fault(struct e2v_check *c, const struct e2v_extent_fault *x)
+{
+	struct e2verity_finding fi = {
+		.value = x->value, .expected = x->expected, .count = x->count, .block = x->node
+	};
+
+	return e2v_report(c, x->problem, &fi);
+}
+
 /* Flags and mode of the inode, then its contents. */
 static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 {
@@ -344,10 +357,18 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	err = e2v_ext4_file_open(c->fs, ino, &f);
 	if (err == E2VERITY_ET_NO_MEMORY)
 		return err;
+	if (err && f.fault.problem && f.fault.err == err)
+		return e2v_report_fault(c, &f.fault);
 	if (err) {
 		struct e2verity_finding fi = { .err = err };
 
 		return e2v_report(c, E2VERITY_PR_EXTENTS_UNREADABLE, &fi);
+	}
+	/* entries the kernel never reads: it reads the file all the same */
+	if (f.fault.problem) {
+		err = e2v_report_fault(c, &f.fault);
+		if (err)
+			goto out;
 	}
 	/* a file hashed ahead: its metadata is read the way its data was */
 	if (c->ahead && c->ahead->fd >= 0) {
@@ -359,6 +380,7 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	/* a scan of every inode: for the first damaged files only, so work stays bounded */
 	if (!err && c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)
 		err = e2v_check_owner(c, &f);
+out:
 	e2v_ext4_file_close(&f);
 	return err;
 }

@@ -36,7 +36,8 @@ enum e2verity_severity {
 /*
  * Problem codes.  The numbers and the short ids are stable: scripts may rely
  * on them.  The high byte groups them: 01 the inode, 02 where the metadata
- * is, 03 the descriptor, 04 the Merkle tree, 05 the signature.
+ * is, 03 the descriptor, 04 the Merkle tree, 05 the signature, 06 the
+ * extent tree.
  */
 enum e2verity_problem_code {
 	E2VERITY_PR_NO_VERITY_FEATURE = 0x0101,
@@ -86,9 +87,27 @@ enum e2verity_problem_code {
 	E2VERITY_PR_UNSIGNED = 0x0504,
 	E2VERITY_PR_SIG_NO_SIGNER = 0x0505,
 
+	E2VERITY_PR_EXTENT_BAD_MAGIC = 0x0601,
+	E2VERITY_PR_EXTENT_BAD_DEPTH = 0x0602,
+	E2VERITY_PR_EXTENT_TOO_DEEP = 0x0603,
+	E2VERITY_PR_EXTENT_BAD_MAX = 0x0604,
+	E2VERITY_PR_EXTENT_BAD_ENTRIES = 0x0605,
+	E2VERITY_PR_EXTENT_EMPTY_INDEX = 0x0606,
+	E2VERITY_PR_EXTENT_INDEX_MISMATCH = 0x0607,
+	E2VERITY_PR_EXTENT_ZERO_LENGTH = 0x0608,
+	E2VERITY_PR_EXTENT_LBLK_OVERFLOW = 0x0609,
+	E2VERITY_PR_EXTENT_OUTSIDE_FS = 0x060a,
+	E2VERITY_PR_EXTENT_IN_SYSTEM_ZONE = 0x060b,
+	E2VERITY_PR_EXTENT_OUT_OF_ORDER = 0x060c,
+	E2VERITY_PR_EXTENT_DUPLICATE = 0x060d,
+	E2VERITY_PR_EXTENT_OVERLAP = 0x060e,
+	E2VERITY_PR_EXTENT_INDEX_ORDER = 0x060f,
+	E2VERITY_PR_EXTENT_BAD_CHECKSUM = 0x0610,
+	E2VERITY_PR_EXTENT_PAST_INDEX = 0x0611,
+
 	/* what the kernel named by e2verity_check_opts.min_kernel cannot read */
-	E2VERITY_PR_KERNEL_FS_BLOCK = 0x0601,
-	E2VERITY_PR_KERNEL_TREE_BLOCK = 0x0602,
+	E2VERITY_PR_KERNEL_FS_BLOCK = 0x0701,
+	E2VERITY_PR_KERNEL_TREE_BLOCK = 0x0702,
 };
 
 /* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */
@@ -209,6 +228,8 @@ struct e2verity_check_opts {
 	const char *certfile;		  /* verify built-in signatures against this PEM cert */
 	/* require it to chain to this PEM CA; alone, the signature's own certificate is used */
 	const char *cafile;
+	/* or both loaded already (e2verity_verifier_load()); then @certfile, @cafile unused */
+	const struct e2verity_verifier *verifier;
 	int require_signatures;
 	/* Called for every finding; a non-zero return stops the check with that error. */
 	errcode_t (*finding)(void *ctx, const struct e2verity_finding *f);
@@ -253,7 +274,11 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
  * @opts: options and callbacks
  * @stats: totals, added to (zero it first)
  *
- * Return: 0, an error from a callback, or an operational error.
+ * @opts->certfile and @opts->cafile, without @opts->verifier, are loaded once
+ * first: a file that cannot be loaded fails the call before any inode is read.
+ *
+ * Return: 0, an error from a callback, an error of e2verity_verifier_load(),
+ * or an operational error.
  */
 errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts *opts,
 			       struct e2verity_check_stats *stats);
@@ -301,6 +326,7 @@ struct e2verity_measurement {
  * read.  Use e2verity_check_inode() to know whether the data matches.
  *
  * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR, an
+ * E2VERITY_ET_EXTENT_* error (an extent tree the kernel refuses), an
  * E2VERITY_ET_DESC_* error, E2VERITY_ET_NO_DESCRIPTOR or E2VERITY_ET_CORRUPT.
  */
 errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity_measurement *m);
@@ -424,8 +450,10 @@ struct e2verity_owners;
  * this, unsealing N files costs one scan instead of N.  It stays valid while
  * blocks are only freed (unsealing), not allocated.
  *
- * Return: 0, E2VERITY_ET_NO_MEMORY or an error from libext2fs (an inode
- * whose map cannot be read makes every block unprovable).
+ * An inode whose map cannot be read may name any block: the scan goes on,
+ * and every later proof with this map fails with E2VERITY_ET_META_UNPROVEN.
+ *
+ * Return: 0, E2VERITY_ET_NO_MEMORY or an error from libext2fs.
  */
 errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret);
 
@@ -447,8 +475,9 @@ void e2verity_owners_free(struct e2verity_owners *o);
  * Reads the bitmaps; writes nothing.
  *
  * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR,
- * E2VERITY_ET_SIZE_TOO_LARGE, E2VERITY_ET_CORRUPT, E2VERITY_ET_META_* or an
- * error from libext2fs.
+ * E2VERITY_ET_SIZE_TOO_LARGE, an E2VERITY_ET_EXTENT_* error (an extent tree
+ * the kernel refuses, or one it reads otherwise than libext2fs),
+ * E2VERITY_ET_META_* or an error from libext2fs.
  */
 errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
 				const struct e2verity_owners *owners);
@@ -530,7 +559,12 @@ enum e2verity_seal_action {
 struct e2verity_seal_plan {
 	enum e2verity_seal_action action;
 	uint64_t data_size;
-	uint64_t blocks_needed; /* upper bound of the fs blocks to allocate (all metadata) */
+	/*
+	 * the fs blocks sealing allocates: tree, descriptor and size word, a
+	 * moved inline file's data, and extent tree blocks if the metadata's
+	 * extents (one per block at worst) could overflow the inode or last leaf
+	 */
+	uint64_t blocks_needed;
 	uint64_t blocks_freed;	/* allocated blocks past EOF that are released first */
 	int inline_data;	/* the data is inline: it moves into a block of its own */
 	struct e2verity_geometry geo;
@@ -574,7 +608,9 @@ errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts
  * @plan: what sealing would do, and the blocks it needs
  *
  * Refuses, without writing, anything that cannot be sealed: not a regular
- * file, block-mapped, encrypted, DAX, append-only, or sealed already with
+ * file, block-mapped, encrypted, DAX, append-only, an extent tree the kernel
+ * refuses or reads otherwise than libext2fs (E2VERITY_ET_EXTENT_*), blocks
+ * past EOF that are not provably the file's own, or sealed already with
  * other parameters (or with unreadable metadata) unless E2VERITY_SEAL_FORCE.
  * A file sealed already with the same parameters (including whether it is
  * signed) gives E2VERITY_SEAL_SKIP and the stored digest.

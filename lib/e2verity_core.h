@@ -390,6 +390,51 @@ errcode_t e2verity_sign_digest(const struct e2verity_signer *s, unsigned int alg
  */
 void e2verity_signer_free(struct e2verity_signer *s);
 
+/* what built-in signatures are verified against, loaded once for many files */
+struct e2verity_verifier;
+
+/**
+ * e2verity_verifier_load() - load the certificate and CA that signatures must match
+ * @certfile: PEM certificate (or store URI) of the signer, or NULL to take the
+ *            signer's certificate from each signature (then @cafile is needed)
+ * @cafile: PEM file of CA certificates the signer must chain to, or NULL
+ * @ret: the verifier
+ *
+ * Reads both files now, so that a wrong name is reported before any image is
+ * read; the file that failed goes to the log callback as its object.
+ *
+ * Return: 0, an errno value if a file cannot be opened (EISDIR for a
+ * directory), E2VERITY_ET_CERT_LOAD (@certfile holds no certificate, or both
+ * are NULL), E2VERITY_ET_CA_LOAD (@cafile holds none) or
+ * E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_verifier_load(const char *certfile, const char *cafile,
+				 struct e2verity_verifier **ret);
+
+/**
+ * e2verity_verifier_verify() - check a built-in signature against a digest
+ * @v: verifier
+ * @alg: the file's hash algorithm
+ * @digest: file digest
+ * @sig: DER PKCS#7 signature
+ * @sig_size: its size
+ *
+ * As e2verity_verify_signature() with the verifier's files.  A verifier may
+ * be used by several threads at once.
+ *
+ * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID,
+ * E2VERITY_ET_SIGNER_NOT_FOUND, E2VERITY_ET_CERT_UNTRUSTED or
+ * E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_verifier_verify(const struct e2verity_verifier *v, unsigned int alg,
+				   const uint8_t *digest, const uint8_t *sig, size_t sig_size);
+
+/**
+ * e2verity_verifier_free() - release a verifier
+ * @v: verifier or NULL
+ */
+void e2verity_verifier_free(struct e2verity_verifier *v);
+
 /**
  * e2verity_verify_signature() - check a built-in signature against a digest
  * @alg: the file's hash algorithm

@@ -16,6 +16,8 @@ struct e2verity_owners {
 	ext2fs_block_bitmap meta; /* superblocks, descriptors, bitmaps, inode tables */
 	ext2fs_block_bitmap seen;
 	ext2fs_block_bitmap dup;
+	/* the first inode whose map could not be read: it may name any block */
+	ext2_ino_t unreadable;
 };
 
 struct e2v_owner_scan {
@@ -82,10 +84,17 @@ static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 			e2v_note_block(fs, o, ext2fs_file_acl_block(fs, in));
 		if (!ext2fs_inode_has_valid_blocks2(fs, in))
 			continue;
-		/* blocks an unreadable map may hold are not provably someone else's: refuse */
+		/*
+		 * Blocks an unreadable map may hold are not provably anyone's: every
+		 * proof fails then, but the scan goes on, so that the file being
+		 * judged can still say what is wrong with its own map.
+		 */
 		err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e2v_owner_cb, &s);
-		if (err)
+		if (err == EXT2_ET_NO_MEMORY)
 			break;
+		if (err && !o->unreadable)
+			o->unreadable = ino;
+		err = 0;
 	}
 	fs->flags = (fs->flags & ~EXT2_FLAG_IGNORE_CSUM_ERRORS) |
 		    (saved_flags & EXT2_FLAG_IGNORE_CSUM_ERRORS);
@@ -170,7 +179,8 @@ errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
  * bitmaps if they are not loaded; writes nothing.
  *
  * Return: 0, E2VERITY_ET_META_IN_FS_METADATA, E2VERITY_ET_META_NOT_IN_USE,
- * E2VERITY_ET_META_SHARED or a libext2fs error.
+ * E2VERITY_ET_META_SHARED, E2VERITY_ET_META_UNPROVEN (the map of some inode
+ * cannot be read) or a libext2fs error.
  */
 errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
 			     const struct e2verity_owners *owners)
@@ -206,6 +216,8 @@ errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
 				err = E2VERITY_ET_META_SHARED;
 		}
 	}
+	if (!err && owners->unreadable)
+		err = E2VERITY_ET_META_UNPROVEN;
 	e2verity_owners_free(own);
 	return err;
 }

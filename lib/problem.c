@@ -138,6 +138,61 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "built-in signature does not carry its signer's certificate, and no --cert was given",
 	  0 },
 
+	/* fs/ext4/extents.c __ext4_ext_check(); node block 0 is the root, in the inode */
+	{ E2VERITY_PR_EXTENT_BAD_MAGIC, "EXTENT_BAD_MAGIC", E,
+	  "extent tree node in block %b has magic %h, not 0xf30a", V | B },
+	{ E2VERITY_PR_EXTENT_BAD_DEPTH, "EXTENT_BAD_DEPTH", E,
+	  "extent tree node in block %b says it is at depth %v; its index entry puts it at depth "
+	  "%x",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_TOO_DEEP, "EXTENT_TOO_DEEP", E,
+	  "extent tree has depth %v; the kernel reads trees of depth %x at most", V | X },
+	{ E2VERITY_PR_EXTENT_BAD_MAX, "EXTENT_BAD_MAX", E,
+	  "extent tree node in block %b claims room for %v entries; it has room for 1 to %x",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_BAD_ENTRIES, "EXTENT_BAD_ENTRIES", E,
+	  "extent tree node in block %b holds %v entries, more than its room for %x", V | X | B },
+	{ E2VERITY_PR_EXTENT_EMPTY_INDEX, "EXTENT_EMPTY_INDEX", E,
+	  "extent tree index node in block %b has no entries", B },
+	{ E2VERITY_PR_EXTENT_INDEX_MISMATCH, "EXTENT_INDEX_MISMATCH", E,
+	  "extent tree node in block %b begins at logical block %v, but its index entry says %x",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_ZERO_LENGTH, "EXTENT_ZERO_LENGTH", E,
+	  "extent at logical block %v (tree node in block %b) has length 0", V | B },
+	{ E2VERITY_PR_EXTENT_LBLK_OVERFLOW, "EXTENT_LBLK_OVERFLOW", E,
+	  "extent at logical block %v of %n blocks runs past logical block 4294967294, the last "
+	  "a file has",
+	  V | N },
+	{ E2VERITY_PR_EXTENT_OUTSIDE_FS, "EXTENT_OUTSIDE_FS", E,
+	  "extent tree entry at logical block %v names %n blocks from block %x, not all between "
+	  "the first data block and the end of the filesystem",
+	  V | X | N },
+	{ E2VERITY_PR_EXTENT_IN_SYSTEM_ZONE, "EXTENT_IN_SYSTEM_ZONE", E,
+	  "extent tree entry at logical block %v names block %x, which is filesystem metadata "
+	  "(superblock, group descriptors, a bitmap, the inode table or the journal)",
+	  V | X },
+	{ E2VERITY_PR_EXTENT_OUT_OF_ORDER, "EXTENT_OUT_OF_ORDER", E,
+	  "extent at logical block %v follows the extent at logical block %x (tree node in block "
+	  "%b): out of order",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_DUPLICATE, "EXTENT_DUPLICATE", E,
+	  "two extents begin at logical block %v (tree node in block %b)", V | B },
+	{ E2VERITY_PR_EXTENT_OVERLAP, "EXTENT_OVERLAP", E,
+	  "extent at logical block %v begins inside the extent before it, which ends at logical "
+	  "block %x (tree node in block %b)",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_INDEX_ORDER, "EXTENT_INDEX_ORDER", E,
+	  "extent index entry at logical block %v does not follow the one before it, at logical "
+	  "block %x (tree node in block %b)",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_BAD_CHECKSUM, "EXTENT_BAD_CHECKSUM", E,
+	  "extent tree node in block %b fails its checksum", B },
+	{ E2VERITY_PR_EXTENT_PAST_INDEX, "EXTENT_PAST_INDEX", W,
+	  "extent tree entry at logical block %v is not all before logical block %x, where the "
+	  "range of its index entry ends: the kernel never reads it there",
+	  V | X },
+
+	/* what the kernel named by --min-kernel cannot read */
 	{ E2VERITY_PR_KERNEL_FS_BLOCK, "KERNEL_FS_BLOCK", E,
 	  "is on a filesystem of %v-byte blocks, which the kernel it is for does not mount with "
 	  "fs-verity: before Linux 6.3 the block size must be the page size (%x bytes), and it "

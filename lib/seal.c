@@ -13,6 +13,10 @@
 
 /* fs/verity/open.c: a tree whose block is not a page has at most 2^23 blocks */
 #define E2V_MAX_SUBPAGE_TREE_BLOCKS (1ULL << 23)
+/* the extents i_block holds at depth 0, after the header */
+#define E2V_ROOT_EXTENTS                                                                           \
+	((sizeof(((struct ext2_inode *)0)->i_block) - sizeof(struct ext3_extent_header)) /         \
+	 sizeof(struct ext3_extent))
 
 errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts *opts)
 {
@@ -92,21 +96,56 @@ out:
 	return err;
 }
 
-/* depth of the extent tree: a new extent may split one node per level */
-static errcode_t e2v_extent_depth(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
-				  unsigned int *depth)
+/*
+ * The extent tree: its depth, and how many more extents fit in the node that
+ * holds the file's last one (the root in the inode at depth 0), where the
+ * metadata's extents go.
+ */
+static errcode_t e2v_extent_room(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
+				 unsigned int *depth, unsigned int *room)
 {
 	struct ext2_extent_info info;
+	struct ext2fs_extent ex;
 	ext2_extent_handle_t h;
-	errcode_t err;
+	errcode_t err, last;
 
 	err = ext2fs_extent_open2(fs, ino, in, &h);
 	if (err)
 		return err;
+	/* an empty file has no leaf to go to: its root gets the extents */
+	last = ext2fs_extent_get(h, EXT2_EXTENT_LAST_LEAF, &ex);
 	err = ext2fs_extent_get_info(h, &info);
 	ext2fs_extent_free(h);
-	*depth = err ? 0 : info.max_depth;
-	return err;
+	if (err)
+		return err;
+	*depth = info.max_depth;
+	*room = (!last || !info.max_depth) && info.max_entries > info.num_entries
+			? info.max_entries - info.num_entries
+			: 0;
+	return 0;
+}
+
+/*
+ * The extent tree blocks that adding at most @added extents after the @kept
+ * data extents can allocate.  None while they fit where they go: in the
+ * inode (four) at depth 0, in the last leaf's @room otherwise.  Else each
+ * level may split once per half node of new entries, and the tree may grow
+ * a level on top.
+ */
+static uint64_t e2v_extent_blocks(unsigned int bs, unsigned int depth, unsigned int room,
+				  uint64_t kept, uint64_t added)
+{
+	const uint64_t half =
+		(bs - sizeof(struct ext3_extent_header)) / sizeof(struct ext3_extent) / 2;
+	uint64_t n = depth ? added : kept + added, blocks = 0;
+
+	if (depth ? added <= room : kept + added <= E2V_ROOT_EXTENTS)
+		return 0;
+	for (unsigned int level = 0; level <= depth || n > 1; level++) {
+		n = e2v_div_round_up(n, half);
+		blocks += n;
+	}
+	return blocks;
 }
 
 errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
@@ -119,7 +158,8 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	struct e2verity_params p = opts->params;
 	const struct e2v_inode_rule *rule;
 	struct e2v_ext4_file f = { 0 };
-	unsigned int depth = 0;
+	unsigned int depth = 0, room = 0;
+	uint64_t meta, kept = 0;
 	blk64_t first_free;
 	errcode_t err;
 
@@ -142,21 +182,30 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	if (plan->geo.tree_blocks > E2V_MAX_SUBPAGE_TREE_BLOCKS)
 		return E2VERITY_ET_FILE_TOO_LARGE;
 	err = e2v_ext4_layout(plan->data_size, plan->geo.tree_size, e2v_sig_bound(opts), bs,
-				   &plan->layout);
+			      &plan->layout);
 	if (err)
 		return err;
 	plan->action = E2VERITY_SEAL_NEW;
+	/* tree, descriptor and size word: what a file of one block needs is one block */
+	meta = (plan->layout.end - plan->layout.merkle_pos) / bs;
 
 	if (plan->inline_data) {
 		/* an inline inode cannot carry a verity seal: whatever it claims, redo it */
 		if ((in->i_flags & EXT4_VERITY_FL) && !(opts->flags & E2VERITY_SEAL_FORCE))
 			return E2VERITY_ET_SEALED_CORRUPT;
+		/* the data moves into a block of its own first: one extent in an empty root */
 		plan->blocks_needed = e2v_div_round_up(plan->data_size, bs);
+		room = E2V_ROOT_EXTENTS;
+		kept = plan->blocks_needed ? 1 : 0;
 		goto out;
 	}
 	err = e2v_ext4_file_open(fs, ino, &f);
 	if (err)
 		return err;
+	/* libext2fs will extend and punch this tree: it must be the one the kernel reads */
+	err = e2v_ext4_file_writable(&f);
+	if (err)
+		goto out;
 	if (in->i_flags & EXT4_VERITY_FL) {
 		err = e2v_sealed_state(&f, &p, opts, plan);
 		if (err || plan->action == E2VERITY_SEAL_SKIP)
@@ -168,6 +217,8 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 		const struct e2v_extent *e = &f.extents[i];
 		blk64_t end = e->lblk + e->len;
 
+		if (e->lblk < first_free)
+			kept++;
 		if (end > first_free)
 			plan->blocks_freed += end - (e->lblk > first_free ? e->lblk : first_free);
 	}
@@ -177,13 +228,17 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 		if (err)
 			goto out;
 	}
-	err = e2v_extent_depth(fs, ino, in, &depth);
-	if (err)
-		goto out;
+	err = e2v_extent_room(fs, ino, in, &depth, &room);
+	/* below the root, what the punch leaves in the last leaf is not known: no room assumed */
+	if (plan->blocks_freed)
+		room = 0;
 out:
+	/*
+	 * Free space split in pieces can give each metadata block an extent of
+	 * its own: the extent tree blocks are counted for that many.
+	 */
 	if (!err && plan->action != E2VERITY_SEAL_SKIP)
-		plan->blocks_needed +=
-			(plan->layout.end - plan->layout.merkle_pos) / bs + depth + 1;
+		plan->blocks_needed += meta + e2v_extent_blocks(bs, depth, room, kept, meta);
 	e2v_ext4_file_close(&f);
 	return err;
 }

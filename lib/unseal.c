@@ -29,11 +29,15 @@ static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino,
 		return E2VERITY_ET_NOT_REGULAR;
 	if (inode.i_flags & EXT4_INLINE_DATA_FL)
 		return 0;
-	/* checks i_size and that every extent lies inside the filesystem */
+	/* checks i_size and the extent tree, as the kernel does when it loads the inode */
 	err = e2v_ext4_file_open(fs, ino, f);
 	if (err)
 		return err;
 	*opened = 1;
+	/* punching through libext2fs must see the tree the kernel sees */
+	err = e2v_ext4_file_writable(f);
+	if (err)
+		return err;
 	/*
 	 * Everything past the data block holding EOF is metadata (or, at most,
 	 * zeros before the tree): without the verity flag e2fsck would call

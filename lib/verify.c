@@ -21,6 +21,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
+#include "log.h"
 #include "sign.h"
 
 static errcode_t e2v_parse_pkcs7(const uint8_t *sig, size_t sig_size, PKCS7 **ret)
@@ -63,30 +64,33 @@ static errcode_t e2v_kernel_can_chain(STACK_OF(X509) * chain)
 	return 0;
 }
 
+/* What signatures are verified against: the signer's certificate, the trust anchors, or both */
+struct e2verity_verifier {
+	X509 *cert;
+	X509_STORE *store;
+};
+
 /*
  * Like the kernel's .fs-verity keyring, any certificate in @cafile is a trust
  * anchor (an intermediate will do), and validity dates are not checked: an
  * image is often verified long after it was signed.
  */
-static errcode_t e2v_check_chain(X509 *cert, STACK_OF(X509) * untrusted, const char *cafile)
+static errcode_t e2v_load_store(const char *cafile, X509_STORE **ret)
 {
 	struct e2v_pass no_pass = { 0 };
-	X509_STORE_CTX *ctx = NULL;
 	X509_STORE *store;
 	unsigned int n = 0;
 	BIO *bio = NULL;
 	errcode_t err;
 	X509 *ca;
 
+	*ret = NULL;
 	store = X509_STORE_new();
 	if (!store)
 		return E2VERITY_ET_NO_MEMORY;
 	err = e2v_open_pem(cafile, &bio);
-	if (err) {
-		/* the caller could not tell this errno from one about the certificate */
-		err = E2VERITY_ET_CA_LOAD;
+	if (err)
 		goto out;
-	}
 	while ((ca = PEM_read_bio_X509(bio, NULL, e2v_pass_cb, &no_pass))) {
 		int ok = X509_STORE_add_cert(store, ca);
 
@@ -102,7 +106,71 @@ static errcode_t e2v_check_chain(X509 *cert, STACK_OF(X509) * untrusted, const c
 		goto out;
 	}
 	X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME);
-	err = E2VERITY_ET_NO_MEMORY;
+	*ret = store;
+	store = NULL;
+out:
+	X509_STORE_free(store);
+	BIO_free(bio);
+	return err;
+}
+
+/* As e2verity_verifier_load(); *@ca_failed says the failure was @cafile's. */
+static errcode_t e2v_verifier_load(const char *certfile, const char *cafile,
+				   struct e2verity_verifier **ret, int *ca_failed)
+{
+	struct e2verity_verifier *v;
+	const char *failed = certfile;
+	int queue_was_empty;
+	errcode_t err = 0;
+
+	*ret = NULL;
+	*ca_failed = 0;
+	if (!certfile && !cafile)
+		return E2VERITY_ET_CERT_LOAD;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return E2VERITY_ET_NO_MEMORY;
+	queue_was_empty = ERR_peek_error() == 0;
+	ERR_set_mark();
+	if (certfile)
+		err = e2v_load_cert(certfile, &v->cert);
+	if (!err && cafile) {
+		failed = cafile;
+		err = e2v_load_store(cafile, &v->store);
+	}
+	if (err) {
+		*ca_failed = failed == cafile;
+		e2v_log_openssl(err, failed, queue_was_empty);
+		e2verity_verifier_free(v);
+		v = NULL;
+	}
+	ERR_pop_to_mark();
+	*ret = v;
+	return err;
+}
+
+errcode_t e2verity_verifier_load(const char *certfile, const char *cafile,
+				 struct e2verity_verifier **ret)
+{
+	int ca_failed;
+
+	return e2v_verifier_load(certfile, cafile, ret, &ca_failed);
+}
+
+void e2verity_verifier_free(struct e2verity_verifier *v)
+{
+	if (!v)
+		return;
+	X509_free(v->cert);
+	X509_STORE_free(v->store);
+	free(v);
+}
+
+static errcode_t e2v_check_chain(X509_STORE *store, X509 *cert, STACK_OF(X509) * untrusted)
+{
+	X509_STORE_CTX *ctx;
+	errcode_t err = E2VERITY_ET_NO_MEMORY;
+
 	ctx = X509_STORE_CTX_new();
 	/* the certificates the signature carries may link the signer to the CA */
 	if (!ctx || X509_STORE_CTX_init(ctx, store, cert, untrusted) != 1)
@@ -112,8 +180,6 @@ static errcode_t e2v_check_chain(X509 *cert, STACK_OF(X509) * untrusted, const c
 		err = e2v_kernel_can_chain(X509_STORE_CTX_get0_chain(ctx));
 out:
 	X509_STORE_CTX_free(ctx);
-	X509_STORE_free(store);
-	BIO_free(bio);
 	return err;
 }
 
@@ -134,11 +200,11 @@ static errcode_t e2v_signer_in_message(PKCS7 *p7, X509 **signer)
 	return 0;
 }
 
-errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
-				    size_t sig_size, const char *certfile, const char *cafile)
+errcode_t e2verity_verifier_verify(const struct e2verity_verifier *v, unsigned int alg,
+				   const uint8_t *digest, const uint8_t *sig, size_t sig_size)
 {
 	/* the signer is the certificate given, or else the one the message carries */
-	const int flags = PKCS7_BINARY | PKCS7_NOVERIFY | (certfile ? PKCS7_NOINTERN : 0);
+	const int flags = PKCS7_BINARY | PKCS7_NOVERIFY | (v->cert ? PKCS7_NOINTERN : 0);
 	uint8_t msg[E2VERITY_FORMATTED_DIGEST_MAX];
 	STACK_OF(X509) *certs = NULL;
 	X509 *cert = NULL;
@@ -150,15 +216,18 @@ errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, con
 	err = e2verity_formatted_digest(alg, digest, msg, &msg_len);
 	if (err)
 		return err;
-	if (!certfile && !cafile)
-		return E2VERITY_ET_CERT_LOAD;
 	ERR_set_mark();
 	err = e2v_parse_pkcs7(sig, sig_size, &p7);
 	if (err)
 		goto out;
-	err = certfile ? e2v_load_cert(certfile, &cert) : e2v_signer_in_message(p7, &cert);
-	if (err)
-		goto out;
+	if (v->cert) {
+		cert = v->cert;
+		X509_up_ref(cert);
+	} else {
+		err = e2v_signer_in_message(p7, &cert);
+		if (err)
+			goto out;
+	}
 	err = E2VERITY_ET_NO_MEMORY;
 	certs = sk_X509_new_null();
 	data = BIO_new_mem_buf(msg, msg_len);
@@ -168,13 +237,35 @@ errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, con
 		err = E2VERITY_ET_SIG_INVALID;
 		goto out;
 	}
-	err = cafile ? e2v_check_chain(cert, p7->d.sign->cert, cafile) : 0;
+	err = v->store ? e2v_check_chain(v->store, cert, p7->d.sign->cert) : 0;
 out:
 	BIO_free(data);
 	sk_X509_free(certs);
 	X509_free(cert);
 	PKCS7_free(p7);
 	ERR_pop_to_mark();
+	return err;
+}
+
+errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
+				    size_t sig_size, const char *certfile, const char *cafile)
+{
+	struct e2verity_verifier *v;
+	int ca_failed;
+	errcode_t err;
+
+	if (!certfile && !cafile)
+		return E2VERITY_ET_CERT_LOAD;
+	/* a malformed signature is that, whatever the files */
+	err = e2verity_signature_parse(sig, sig_size);
+	if (err)
+		return err;
+	err = e2v_verifier_load(certfile, cafile, &v, &ca_failed);
+	/* the caller could not tell an errno about @cafile from one about @certfile */
+	if (err)
+		return ca_failed && err != E2VERITY_ET_NO_MEMORY ? E2VERITY_ET_CA_LOAD : err;
+	err = e2verity_verifier_verify(v, alg, digest, sig, sig_size);
+	e2verity_verifier_free(v);
 	return err;
 }
 

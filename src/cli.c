@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "disk.h"
@@ -282,6 +283,11 @@ void e2v_kernel_string(unsigned int version, char *out, size_t size)
 
 /* ---- progress ------------------------------------------------------------------ */
 
+/* a file counts as this many bytes more than its data: empty files move the progress too */
+#define E2V_PROGRESS_FILE_COST 4096
+/* the line is redrawn at most this often when only the file under way changes */
+#define E2V_PROGRESS_REDRAW_NS 100000000LL
+
 void e2v_progress_init(struct e2v_progress *p, int bar, int fd, const char *device)
 {
 	memset(p, 0, sizeof(*p));
@@ -298,29 +304,66 @@ int e2v_progress_active(const struct e2v_progress *p)
 	return p->bar || p->fd >= 0;
 }
 
-void e2v_progress_update(struct e2v_progress *p, uint64_t done, uint64_t total, const char *label)
+void e2v_progress_total(struct e2v_progress *p, uint64_t files, uint64_t bytes)
 {
-	int permille = total ? (int)(done * 1000 / total) : 1000;
+	p->files = files;
+	p->bytes = bytes;
+}
+
+static int64_t e2v_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Draws the state: @done bytes of the file under way, @label naming it. */
+static void e2v_progress_show(struct e2v_progress *p, uint64_t done, const char *label)
+{
+	uint64_t total = p->bytes + p->files * E2V_PROGRESS_FILE_COST;
+	uint64_t now = p->bytes_done + done + p->files_done * E2V_PROGRESS_FILE_COST;
+	int permille;
+	int64_t t;
 	char line[64];
 	int len;
 
-	/* one update per tenth of a percent at most, not one per chunk read */
-	if (permille == p->last)
-		return;
-	p->last = permille;
-	if (p->fd >= 0) {
+	if (now > total)
+		now = total;
+	permille = total ? (int)(now * 1000 / total) : 1000;
+	if (p->fd >= 0 && permille != p->last) {
 		/* e2fsck -C's machine form: pass, done, total, device */
 		len = snprintf(line, sizeof(line), "%d %llu %llu ", p->pass,
-			       (unsigned long long)done, (unsigned long long)total);
+			       (unsigned long long)now, (unsigned long long)total);
 		if (write(p->fd, line, len) < 0 || write(p->fd, p->device, strlen(p->device)) < 0 ||
 		    write(p->fd, "\n", 1) < 0)
-			p->fd = -1; /* the reader went away: checking goes on */
+			p->fd = -1; /* the reader went away: the work goes on */
 	}
 	if (p->bar) {
-		fprintf(stderr, "\r%s: %5.1f%% %s\033[K", p->device, permille / 10.0, label);
-		fflush(stderr);
-		p->drawn = 1;
+		/* a new tenth of a percent, or a new file now and then */
+		t = e2v_now_ns();
+		if (permille != p->last || t - p->drawn_at >= E2V_PROGRESS_REDRAW_NS) {
+			fprintf(stderr, "\r%s: %5.1f%% (%llu/%llu files)%s%s\033[K", p->device,
+				permille / 10.0, (unsigned long long)p->files_done,
+				(unsigned long long)p->files, label ? " " : "", label ? label : "");
+			fflush(stderr);
+			p->drawn = 1;
+			p->drawn_at = t;
+		}
 	}
+	p->last = permille;
+}
+
+void e2v_progress_bytes(struct e2v_progress *p, uint64_t done, const char *label)
+{
+	e2v_progress_show(p, done, label);
+}
+
+void e2v_progress_file(struct e2v_progress *p, uint64_t size, const char *label)
+{
+	p->files_done++;
+	p->bytes_done += size;
+	e2v_progress_show(p, 0, label);
 }
 
 void e2v_progress_clear(struct e2v_progress *p)
@@ -328,6 +371,8 @@ void e2v_progress_clear(struct e2v_progress *p)
 	if (p->drawn)
 		fputs("\r\033[K", stderr);
 	p->drawn = 0;
+	/* the line is drawn again at the next step */
+	p->drawn_at = 0;
 	p->last = -1;
 }
 

@@ -155,15 +155,25 @@ int e2v_parse_u64(const char *arg, uint64_t max, uint64_t *out);
 /*
  * Progress, one style for every command: a line redrawn on a terminal's
  * stderr (nothing when it is not a terminal), and e2fsck -C's machine lines
- * ("PASS DONE TOTAL DEVICE") on a descriptor.
+ * ("PASS DONE TOTAL DEVICE") on a descriptor.  The work is counted in bytes
+ * of data plus a block's worth per file, so that a run over empty files moves
+ * too; the line names the files done.
  */
 struct e2v_progress {
 	int bar, fd, pass, last, drawn;
 	const char *device;
+	uint64_t files, bytes;		 /* the whole run */
+	uint64_t files_done, bytes_done; /* the files done and their data */
+	int64_t drawn_at;		 /* CLOCK_MONOTONIC, ns */
 };
 void e2v_progress_init(struct e2v_progress *p, int bar, int fd, const char *device);
 int e2v_progress_active(const struct e2v_progress *p);
-void e2v_progress_update(struct e2v_progress *p, uint64_t done, uint64_t total, const char *label);
+/* What the run goes through: @files files of @bytes bytes of data in all. */
+void e2v_progress_total(struct e2v_progress *p, uint64_t files, uint64_t bytes);
+/* @done bytes of the file under way are through; @label (or NULL) names it. */
+void e2v_progress_bytes(struct e2v_progress *p, uint64_t done, const char *label);
+/* One more file of @size bytes is done. */
+void e2v_progress_file(struct e2v_progress *p, uint64_t size, const char *label);
 /* Erases the line before other output. */
 void e2v_progress_clear(struct e2v_progress *p);
 
@@ -283,6 +293,12 @@ int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o)
  */
 errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer);
 const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile);
+/*
+ * Loads the certificate and CA that signatures are verified against, before
+ * any image is opened; reports an error naming the file (*@failed).
+ */
+errcode_t e2v_load_verifier(const char *certfile, const char *cafile, struct e2verity_verifier **v,
+			    const char **failed);
 /* an e2verity_sign_fn over e2verity_sign_digest(); @ctx is the signer */
 errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
 		      size_t *sig_size);

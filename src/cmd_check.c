@@ -16,6 +16,11 @@
 #define FSCK_UNCORRECTED 4
 #define FSCK_ERROR 8
 #define FSCK_CANCELED 32
+#define E2V_MSG_NO_REPLAY                                                                          \
+	"%s: warning: '%s' needs journal recovery; skipping it, as e2fsck -n does: the files are " \
+	"checked without what the journal holds (e2fsck -f replays it)\n"
+/* the command line was answered whole (-V): nothing to check */
+#define E2V_CHECK_DONE (-1)
 
 enum {
 	OPT_CA = OPT_FIRST_PRIVATE,
@@ -34,11 +39,12 @@ struct e2v_checked {
 
 struct e2v_check_cli {
 	const char *image;
-	int json, verbose;
+	int json, verbose, quiet;
 	struct e2v_kernel kernel;   /* --min-kernel, or the page size the report assumes */
 	unsigned int fs_block_size; /* of the image, for each file's oldest kernel */
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
+	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
 	struct e2verity_finding *findings;
 	size_t nr_findings, cap_findings;
 	struct e2v_checked *files;
@@ -48,6 +54,7 @@ struct e2v_check_cli {
 	char **paths;		 /* the PATHs given, or none: the whole image */
 	int npaths;
 	unsigned int missing; /* PATHs not found (each reported) */
+	int needs_recovery;   /* the journal holds what was not replayed */
 	char errbuf[512];     /* what stopped the run, for --json */
 };
 
@@ -75,6 +82,8 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 	r->first_finding = c->nr_findings - c->pending_findings;
 	r->path = c->next_path ? strdup(c->next_path) : NULL;
 	c->pending_findings = 0;
+	if (e2v_progress_active(&c->progress))
+		e2v_progress_file(&c->progress, file->data_size, NULL);
 	/* a signal stops the run between files: what was checked is still reported */
 	return e2v_cancel ? E2VERITY_ET_CANCELLED : 0;
 }
@@ -82,8 +91,10 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 static void e2v_on_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct e2v_check_cli *c = ctx;
+	uint64_t base = c->npaths ? 0 : c->progress.bytes_done;
 
-	e2v_progress_update(&c->progress, done, total, "of the sealed data hashed");
+	/* the whole image counts from its first file; one PATH from its own start */
+	e2v_progress_bytes(&c->progress, done > base ? done - base : 0, c->next_path);
 }
 
 /* Which files the output lists: all of them in JSON or with -v, else those with findings */
@@ -222,11 +233,14 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 		e2v_file_notes(c, r, notes, sizeof(notes));
 		printf("%s %s %s%s\n", e2v_status_word(&r->file), digest, path, notes);
 	}
+	if (c->quiet)
+		return;
 	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed; "
-	       "%llu bytes hashed",
+	       "%llu bytes hashed%s",
 	       c->image, (unsigned long long)st->files, (unsigned long long)st->passed,
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
-	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed);
+	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed,
+	       c->needs_recovery ? "; journal not replayed" : "");
 	oldest = e2v_image_kernel(c, &none);
 	e2v_kernel_string(oldest, v, sizeof(v));
 	/* said when asked (-v), or when it is news: not every kernel with fs-verity reads them */
@@ -346,6 +360,7 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_uint(&j, "bytes_hashed", st->bytes_hashed);
 	e2v_json_uint(&j, "errors", st->errors);
 	e2v_json_uint(&j, "warnings", st->warnings);
+	e2v_json_bool(&j, "needs_recovery", c->needs_recovery);
 	e2v_json_kernel(&j, "min_kernel", e2v_image_kernel(c, &none));
 	e2v_json_uint(&j, "kernel_page_size", c->kernel.page_size);
 	e2v_json_end_object(&j);
@@ -353,6 +368,36 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 		e2v_json_string(&j, "error", error);
 	e2v_json_uint(&j, "exit_status", status);
 	e2v_json_end_object(&j);
+}
+
+/* What the progress goes through: @n inodes (all the sealed ones without @inos), and their data. */
+static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const ext2_ino_t *inos,
+				  size_t n)
+{
+	struct ext2_inode inode;
+	ext2_ino_t *all = NULL;
+	uint64_t bytes = 0;
+	size_t files = 0;
+	errcode_t err = 0;
+
+	if (!e2v_progress_active(&c->progress))
+		return 0;
+	if (!inos) {
+		err = e2verity_list_verity_inodes(fs, &all, &n);
+		if (err)
+			return err;
+		inos = all;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		if (!inos[i])
+			continue;
+		err = ext2fs_read_inode(fs, inos[i], &inode);
+		bytes += EXT2_I_SIZE(&inode);
+		files++;
+	}
+	free(all);
+	e2v_progress_total(&c->progress, files, bytes);
+	return err;
 }
 
 /*
@@ -370,7 +415,8 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 	*what = c->image;
 	if (!npaths) {
 		*doing = "checking";
-		return e2verity_check_image(fs, &c->opts, st);
+		err = e2v_check_totals(c, fs, NULL, 0);
+		return err ? err : e2verity_check_image(fs, &c->opts, st);
 	}
 	inos = calloc(npaths, sizeof(*inos));
 	if (!inos)
@@ -380,6 +426,7 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 		if (e2v_cli_lookup(fs, c->image, paths[i], &inos[i]))
 			(*missing)++;
 	*doing = "checking";
+	err = e2v_check_totals(c, fs, inos, npaths);
 	for (int i = 0; i < npaths && !err; i++) {
 		if (!inos[i])
 			continue;
@@ -415,6 +462,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "min-kernel", required_argument, NULL, OPT_MIN_KERNEL },
+		{ "quiet", no_argument, NULL, 'q' },
 		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -423,7 +471,8 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 
 	c->opts.threads = e2v_default_threads();
 	c->kernel.page_size = 4096;
-	e2v_getopt_init(&g, cmd, argc, argv, "j:C:pv", longopts);
+	/* e2fsck's letters where they mean the same: -n, -f, -C, -v, -V; -p, -a, -y: not yet */
+	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqvV", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
@@ -454,8 +503,20 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case OPT_PROGRESS:
 			bar = 1;
 			break;
+		case 'n':
+			/* e2fsck's read-only check: what check always does */
+		case 'f':
+			/* e2fsck's "even if clean": every sealed file is always checked */
+			break;
 		case 'p':
-			/* e2fsck's -p (preen): check never repairs, so there is nothing to ask */
+		case 'a':
+		case 'y':
+			return e2v_usage_error(cmd,
+					       "-%c repairs, which check cannot do yet: it only "
+					       "reads, as with -n (the default)",
+					       opt);
+		case 'q':
+			c->quiet = 1;
 			break;
 		case 'v':
 			c->verbose = 1;
@@ -471,10 +532,15 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			c->opts.min_kernel = c->kernel.version;
 			c->opts.kernel_page_size = c->kernel.page_size;
 			break;
+		case 'V':
+			printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
+			return e2v_flush_stdout() ? FSCK_ERROR : E2V_CHECK_DONE;
 		default:
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
+	if (c->quiet && c->verbose)
+		return e2v_usage_error(cmd, "-q and -v exclude each other");
 	status = e2v_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
 	if (!status)
 		status = e2v_image_paths(cmd, c->paths, c->npaths);
@@ -495,7 +561,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 static int e2v_check_status(struct e2v_check_cli *c, const struct e2verity_check_stats *st,
 			    errcode_t err, const char *doing, const char *what)
 {
-	int status = st->failed ? FSCK_UNCORRECTED : FSCK_OK;
+	int status = st->failed || c->needs_recovery ? FSCK_UNCORRECTED : FSCK_OK;
 
 	if (c->missing) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not found in '%s'",
@@ -521,9 +587,20 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 {
 	const char *doing = "opening", *what = c->image;
 	ext2_filsys fs = NULL;
+	const char *failed;
 	int status;
 	errcode_t err;
 
+	/* the certificates before the image: a wrong name is about them, signed files or not */
+	if (c->opts.certfile || c->opts.cafile) {
+		err = e2v_load_verifier(c->opts.certfile, c->opts.cafile, &c->verifier, &failed);
+		if (err) {
+			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",
+				 error_message(err), failed);
+			return FSCK_ERROR;
+		}
+		c->opts.verifier = c->verifier;
+	}
 	err = e2v_cli_open_image(c->image, 0, &fs);
 	if (err) {
 		/* reported by the opening: not twice */
@@ -532,6 +609,15 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 		return FSCK_ERROR;
 	}
 	c->fs_block_size = fs->blocksize;
+	/*
+	 * As e2fsck -n: the journal is not replayed, so what it would change is
+	 * not what is checked; said, and counted in the status.
+	 */
+	if (ext2fs_has_feature_journal_needs_recovery(fs->super)) {
+		c->needs_recovery = 1;
+		if (!c->quiet)
+			fprintf(stderr, E2V_MSG_NO_REPLAY, e2v_prog, c->image);
+	}
 	/* one set of hashing threads for all the files */
 	if (c->opts.threads > 1) {
 		doing = "starting hashing threads for";
@@ -562,7 +648,7 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 
 	status = e2v_check_parse(cmd, argc, argv, &c);
 	if (status)
-		return status;
+		return status == E2V_CHECK_DONE ? FSCK_OK : status;
 	e2v_catch_signals();
 	status = e2v_check_image(&c, &st);
 	if (c.json)
@@ -575,5 +661,6 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		free(c.files[i].path);
 	free(c.files);
 	free(c.findings);
+	e2verity_verifier_free(c.verifier);
 	return status;
 }

@@ -158,6 +158,12 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		}
 	}
+	if (c.sigdir || c.sigfile) {
+		status = e2v_detached_open(&c);
+		if (status != E2V_EXIT_OK)
+			goto out;
+		status = E2V_EXIT_FAILURE;
+	}
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
 	err = e2v_write_image_open(&pre, &c.w, 1);
 	if (err) {

@@ -7,8 +7,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h>
+#endif
 
 #include "disk.h"
 
@@ -172,6 +176,45 @@ out:
 	return err;
 }
 #endif
+
+/* The bytes @fd holds: a regular file's length, or a block device's size. */
+static errcode_t e2v_fd_size(int fd, const struct stat *st, uint64_t *size)
+{
+	*size = st->st_size;
+#ifdef BLKGETSIZE64
+	if (S_ISBLK(st->st_mode) && ioctl(fd, BLKGETSIZE64, size) < 0)
+		return errno;
+#endif
+	return 0;
+}
+
+/*
+ * A whole-file image must hold all of its filesystem: one cut short reads
+ * as zeros past its end, and a write there would make the file grow.
+ * Anything that is not an ext4 superblock is left to libext2fs, which says
+ * best what is wrong with it.
+ */
+static errcode_t e2v_check_whole(int fd, uint64_t file_size, char *why, size_t ws)
+{
+	unsigned char sb[1024];
+	uint64_t fs_bytes;
+	uint32_t log;
+
+	if (pread(fd, sb, sizeof(sb), 1024) != (ssize_t)sizeof(sb) ||
+	    (sb[56] | sb[57] << 8) != E2V_EXT4_MAGIC)
+		return 0;
+	log = e2v_le32(sb + 24);
+	if (log > 6)
+		return 0;
+	fs_bytes = ((uint64_t)e2v_le32(sb + 4) | (uint64_t)e2v_le32(sb + 0x150) << 32)
+		   << (10 + log);
+	if (fs_bytes <= file_size)
+		return 0;
+	e2v_why(why, ws,
+		" (its filesystem is %llu bytes, but the file only %llu: the image is truncated)",
+		(unsigned long long)fs_bytes, (unsigned long long)file_size);
+	return EXT2_ET_SHORT_READ;
+}
 
 /* The filesystem must start with an ext4 superblock and end inside its partition. */
 static errcode_t e2v_check_place(struct e2v_disk *d, int fd, uint64_t file_size, char *why,
@@ -390,6 +433,7 @@ errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *par
 {
 	unsigned char magic[4];
 	struct stat st;
+	uint64_t size;
 	char *opts;
 	int fd = -1;
 	errcode_t err;
@@ -457,9 +501,12 @@ errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *par
 		err = EXT2_ET_UNIMPLEMENTED;
 #endif
 	}
-	/* a whole-file image is left to libext2fs, which says best what is wrong with it */
+	if (!err)
+		err = e2v_fd_size(fd, &st, &size);
 	if (!err && (opts || partition))
-		err = e2v_check_place(d, fd, st.st_size, why, ws);
+		err = e2v_check_place(d, fd, size, why, ws);
+	else if (!err)
+		err = e2v_check_whole(fd, size, why, ws);
 	if (!err) {
 		d->open_name = strdup(d->raw ? d->raw : d->file);
 		if (!d->open_name)

@@ -31,8 +31,8 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[--partition=N|NAME|UUID] [-j N] [-C FD|--progress] [-v] [--json]\n"
-	  "\t\t[--cert=CERT] [--ca=CA] [--require-signatures] [--min-kernel=VERSION]\n"
+	  "[--partition=N|NAME|UUID] [-n] [-f] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"
+	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures] [--min-kernel=VERSION]\n"
 	  "\t\tIMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",

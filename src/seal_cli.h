@@ -30,6 +30,7 @@ struct e2v_seal_cli {
 	enum e2v_manifest_format mformat;
 	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
+	struct e2verity_verifier *verifier; /* --cert/--ca for detached signatures */
 	struct e2v_kernel kernel; /* --min-kernel */
 	int progress;
 	/* progress display */
@@ -48,6 +49,7 @@ void e2v_seal_workers_stop(struct e2v_seal_cli *c);
 
 /* seal_sign.c: the signing key, or signatures made elsewhere */
 errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing);
+int e2v_detached_open(struct e2v_seal_cli *c);
 int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
 int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
 			const struct e2verity_seal_plan *plans);

@@ -138,7 +138,8 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 	if (e2verity_params_validate(&c->tree.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 	c->opts.params = c->tree.params;
-	e2v_progress_init(&c->bar, c->progress && !c->w.quiet, -1, c->w.image);
+	/* -q quiets what is printed; progress, asked for, still shows on a terminal */
+	e2v_progress_init(&c->bar, c->progress, -1, c->w.image);
 	return E2V_EXIT_OK;
 }
 
@@ -153,4 +154,6 @@ void e2v_seal_cli_free(struct e2v_seal_cli *c)
 	e2v_write_args_free(&c->w);
 	e2verity_signer_free(c->signer);
 	c->signer = NULL;
+	e2verity_verifier_free(c->verifier);
+	c->verifier = NULL;
 }

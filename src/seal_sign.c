@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "seal_cli.h"
@@ -120,6 +121,37 @@ static char *e2v_sig_path(const struct e2v_seal_cli *c, const char *path)
 }
 
 /*
+ * Before the image is opened: the certificate and CA the signatures are
+ * verified against, and the directory or file they come from, each named in
+ * the message when it cannot be read.
+ */
+int e2v_detached_open(struct e2v_seal_cli *c)
+{
+	const char *src = c->sigdir ? c->sigdir : c->sigfile, *failed;
+	struct stat st;
+	errcode_t err = 0;
+	int fd;
+
+	fd = open(src, O_RDONLY | O_CLOEXEC | (c->sigdir ? O_DIRECTORY : 0));
+	if (fd < 0)
+		err = errno;
+	else if (fstat(fd, &st))
+		err = errno;
+	else if (c->sigfile && S_ISDIR(st.st_mode))
+		err = EISDIR;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		e2v_error(err, "while reading signatures from '%s'", src);
+		return E2V_EXIT_FAILURE;
+	}
+	if (!c->so.certfile && !c->cafile)
+		return E2V_EXIT_OK;
+	err = e2v_load_verifier(c->so.certfile, c->cafile, &c->verifier, &failed);
+	return err ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+}
+
+/*
  * Reads every file's signature before the pre-flight, whose space check
  * needs the largest.  Every missing or malformed one is reported.
  */
@@ -168,7 +200,7 @@ int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v
 	unsigned int bad = 0;
 	errcode_t err;
 
-	if (!c->so.certfile && !c->cafile)
+	if (!c->verifier)
 		return E2V_EXIT_OK;
 	if (e2v_seal_workers_start(c))
 		return E2V_EXIT_FAILURE;
@@ -184,16 +216,15 @@ int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v
 			bad++;
 			continue;
 		}
-		err = e2verity_verify_signature(r.desc.hash_algorithm, r.digest, d->sig, d->size,
-						c->so.certfile, c->cafile);
+		err = e2verity_verifier_verify(c->verifier, r.desc.hash_algorithm, r.digest, d->sig,
+					       d->size);
 		if (err) {
 			path = e2v_sig_path(c, sel->v[i].path);
 			e2v_error(err, "while verifying the signature '%s' of '%s'",
 				  path ? path : "?", sel->v[i].path);
 			free(path);
 			bad++;
-			/* a CA or certificate that cannot be read fails every file alike */
-			if (err == E2VERITY_ET_CA_LOAD || err == E2VERITY_ET_CERT_LOAD || err < 256)
+			if (err == E2VERITY_ET_NO_MEMORY)
 				break;
 			continue;
 		}

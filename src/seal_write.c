@@ -11,10 +11,8 @@
 static void e2v_seal_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct e2v_seal_cli *c = ctx;
-	char label[256];
 
-	snprintf(label, sizeof(label), "[%zu/%zu] %s", c->index + 1, c->total, c->current);
-	e2v_progress_update(&c->bar, done, total, label);
+	e2v_progress_bytes(&c->bar, done, c->current);
 }
 
 /*
@@ -43,8 +41,11 @@ struct e2v_seal_run {
 static errcode_t e2v_seal_commit(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 				 struct e2v_image *img, struct e2v_seal_run *run)
 {
-	errcode_t err = e2v_image_commit(img);
+	errcode_t err;
 
+	/* what is printed next is not drawn over */
+	e2v_progress_clear(&c->bar);
+	err = e2v_image_commit(img);
 	if (err) {
 		e2v_error(err, "while %s '%s'", img->doing, img->what);
 		return err;
@@ -105,6 +106,14 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		}
 	}
 	c->total = sel->n;
+	if (e2v_progress_active(&c->bar)) {
+		uint64_t bytes = 0;
+
+		for (size_t i = 0; i < sel->n; i++)
+			if (plans[i].action != E2VERITY_SEAL_SKIP)
+				bytes += plans[i].data_size;
+		e2v_progress_total(&c->bar, sel->n, bytes);
+	}
 	err = 0;
 	for (size_t i = 0; i < sel->n && !e2v_cancel; i++) {
 		struct e2v_seal_pending *p;
@@ -119,8 +128,8 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		c->current = sel->v[i].path;
 		p->index = i;
 		err = e2verity_seal_inode(img.fs, sel->v[i].ino, &c->opts, &p->res);
-		e2v_progress_clear(&c->bar);
 		if (err) {
+			e2v_progress_clear(&c->bar);
 			if (err != E2VERITY_ET_CANCELLED)
 				e2v_error(err, "while sealing '%s' in '%s'", sel->v[i].path,
 					  c->w.image);
@@ -129,6 +138,11 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		run.npending++;
 		if (p->res.action != E2VERITY_SEAL_SKIP)
 			run.bytes += p->res.desc.data_size;
+		/* empty files and skipped ones move the progress too */
+		if (p->res.action == E2VERITY_SEAL_SKIP)
+			e2v_progress_file(&c->bar, 0, c->current);
+		else
+			e2v_progress_file(&c->bar, plans[i].data_size, c->current);
 		if (run.bytes >= E2V_TXN_MAX_BYTES ||
 		    e2verity_txn_room(img.txn) < E2V_TXN_MIN_ROOM) {
 			err = e2v_seal_commit(c, sel, &img, &run);

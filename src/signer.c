@@ -146,6 +146,24 @@ out:
 	return err;
 }
 
+errcode_t e2v_load_verifier(const char *certfile, const char *cafile, struct e2verity_verifier **v,
+			    const char **failed)
+{
+	errcode_t err;
+
+	e2v_last_failure.err = 0;
+	e2verity_set_log_callback(e2v_note_failure, NULL);
+	err = e2verity_verifier_load(certfile, cafile, v);
+	if (!err)
+		return 0;
+	if (e2v_last_failure.err == err && e2v_last_failure.object[0])
+		*failed = e2v_last_failure.object;
+	else
+		*failed = certfile ? certfile : cafile;
+	e2v_error(err, "while loading '%s'", *failed);
+	return err;
+}
+
 int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o)
 {
 	switch (opt) {

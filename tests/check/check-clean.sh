@@ -102,9 +102,12 @@ expect_fail "check of a missing image exits 8" 8 "while opening 'no-such.img'" \
 	"$E2VERITY" check no-such.img
 expect_fail "check without an image exits 16" 16 "no IMAGE given" "$E2VERITY" check
 expect_fail "check with a relative path exits 16" 16 "not an absolute path" "$E2VERITY" check img a
-# --ca alone takes the signer's certificate from each signature (tests/image/seal-chain.sh);
-# this image has no signed file, so the CA is never read
-"$E2VERITY" check --ca=x img >/dev/null 2>&1
+# --ca alone takes the signer's certificate from each signature (tests/image/seal-chain.sh): no
+# usage error; the CA is read even though this image has no signed file, and a wrong one is named
+expect_fail "check --ca=x: the file is named" 8 "^e2verity: No such file or directory while loading 'x'\$" \
+	"$E2VERITY" check --ca=x img
+self_signed ca.key ca.crt
+"$E2VERITY" check --ca=ca.crt img >/dev/null 2>&1
 check "check --ca without --cert is no usage error" test $? -eq 0
 expect_fail "measure without PATH" 2 "no PATH given" "$E2VERITY" measure img
 expect_fail "measure --all with PATH" 2 "exclude each other" "$E2VERITY" measure --all img /a

@@ -102,6 +102,21 @@ done <<'EOF'
 # a NUL byte in a line list: an error, never a name cut short
 1|line 2 has a NUL byte (-0 reads a list of NUL-terminated names|seal --files-from=nul.list img
 1|line 2 has a NUL byte (-0 reads a list of NUL-terminated names|unseal --files-from=nul.list img
+# a certificate, key, CA or signature source that cannot be read: named, and read before the image
+# (nope.img does not exist; img has no signed file, which once made check pass without a word)
+8|^e2verity: No such file or directory while loading 'missing.crt'$|check --cert=missing.crt img
+8|^e2verity: No such file or directory while loading 'missing.crt'$|check --cert=missing.crt nope.img
+8|^e2verity: No such file or directory while loading 'missing.crt'$|check --ca=missing.crt img
+8|^e2verity: Is a directory while loading 'adir'$|check --cert=adir img
+8|^e2verity: Cannot load the certificate while loading 'junk'$|check --cert=junk img
+8|^e2verity: Cannot load the CA certificates while loading 'junk'$|check --ca=junk img
+1|^e2verity: No such file or directory while loading 'missing.key'$|seal --key=missing.key nope.img /good
+1|^e2verity: No such file or directory while loading 'missing.crt'$|seal --signatures-from=adir --cert=missing.crt nope.img /good
+1|^e2verity: No such file or directory while loading 'missing.crt'$|seal --signatures-from=adir --ca=missing.crt nope.img /good
+1|^e2verity: No such file or directory while reading signatures from 'nodir'$|seal --signatures-from=nodir nope.img /good
+1|^e2verity: Not a directory while reading signatures from 'junk'$|seal --signatures-from=junk nope.img /good
+1|^e2verity: No such file or directory while reading signatures from 'no.sig'$|seal --signature=no.sig nope.img /good
+1|^e2verity: Is a directory while reading signatures from 'adir'$|seal --signature=adir nope.img /good
 # 4096-byte Merkle blocks on a 1 KiB-block filesystem: the way out is named
 1|(--block-size=1024 works with Linux 6.3 and later)|seal img1k /good
 EOF

@@ -34,6 +34,21 @@ else
 fi
 grep -q '/etc/passwd' "$T_TMP/got" && fail "/etc/passwd was sealed, but not chosen"
 e2fsck -fn "$out" >"$T_TMP/fsck" 2>&1 && pass "e2fsck -fn" || fail "e2fsck -fn: $(cat "$T_TMP/fsck")"
+
+# 3,000 one-byte files: one block each, which the image the example makes has room for
+tiny=$T_TMP/tiny
+mkdir -p "$tiny/usr/share/tiny"
+i=0
+while [ $i -lt 3000 ]; do
+	i=$((i + 1))
+	printf x >"$tiny/usr/share/tiny/$i"
+done
+E2VERITY=$E2VERITY sh "$top_srcdir/doc/examples/yocto-postprocess.sh" "$tiny" "$T_TMP/tiny.ext4" \
+	"$T_TMP/tiny.manifest" /usr/share >"$T_TMP/log" 2>&1
+status=$?
+[ $status -eq 0 ] && [ "$(wc -l <"$T_TMP/tiny.manifest")" -eq 3000 ] &&
+	pass "3,000 one-byte files" || fail "3,000 one-byte files: exit $status: $(cat "$T_TMP/log")"
+
 # and the usage line for a wrong call
 sh "$top_srcdir/doc/examples/yocto-postprocess.sh" "$root" 2>"$T_TMP/err"
 [ $? -eq 2 ] && grep -q usage "$T_TMP/err" && pass "usage" || fail "usage: $(cat "$T_TMP/err")"

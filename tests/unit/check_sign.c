@@ -551,6 +551,60 @@ START_TEST(test_sig_too_large)
 }
 END_TEST
 
+/* A verifier loads its files once, says which one failed, and verifies as the files would. */
+static void expect_verifier_error(const char *cert, const char *ca, errcode_t want,
+				  const char *file)
+{
+	struct e2verity_verifier *v = (void *)1;
+
+	memset(&logged, 0, sizeof(logged));
+	ck_assert_int_eq(e2verity_verifier_load(cert, ca, &v), want);
+	ck_assert_ptr_null(v);
+	ck_assert_int_eq(logged.calls, 1);
+	ck_assert_int_eq(logged.err, want);
+	ck_assert_str_eq(logged.object, file);
+	ck_assert_uint_eq(ERR_peek_error(), 0);
+}
+
+START_TEST(test_verifier)
+{
+	struct e2verity_verifier *v;
+	uint8_t *sig;
+	size_t sig_size;
+
+	e2verity_set_log_callback(log_cb, &logged);
+	expect_verifier_error("/nonexistent/c.pem", NULL, ENOENT, "/nonexistent/c.pem");
+	expect_verifier_error(paths[F_LEAF_CERT], "/nonexistent/ca.pem", ENOENT,
+			      "/nonexistent/ca.pem");
+	expect_verifier_error(paths[F_GARBAGE], paths[F_CA_CERT], E2VERITY_ET_CERT_LOAD,
+			      paths[F_GARBAGE]);
+	expect_verifier_error(paths[F_LEAF_CERT], paths[F_GARBAGE], E2VERITY_ET_CA_LOAD,
+			      paths[F_GARBAGE]);
+	expect_verifier_error(NULL, tmpdir, EISDIR, tmpdir);
+	e2verity_set_log_callback(NULL, NULL);
+	ck_assert_int_eq(e2verity_verifier_load(NULL, NULL, &v), E2VERITY_ET_CERT_LOAD);
+
+	sign(F_EC_KEY, F_LEAF_CERT, E2VERITY_HASH_SHA256, &sig, &sig_size);
+	ck_assert_int_eq(e2verity_verifier_load(paths[F_LEAF_CERT], paths[F_CA_CERT], &v), 0);
+	/* one verifier, many signatures */
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(
+			e2verity_verifier_verify(v, E2VERITY_HASH_SHA256, digest, sig, sig_size),
+			0);
+	digest[0] ^= 1;
+	ck_assert_int_eq(e2verity_verifier_verify(v, E2VERITY_HASH_SHA256, digest, sig, sig_size),
+			 E2VERITY_ET_SIG_INVALID);
+	digest[0] ^= 1;
+	e2verity_verifier_free(v);
+	ck_assert_int_eq(e2verity_verifier_load(paths[F_LEAF_CERT], paths[F_OTHER_CA], &v), 0);
+	ck_assert_int_eq(e2verity_verifier_verify(v, E2VERITY_HASH_SHA256, digest, sig, sig_size),
+			 E2VERITY_ET_CERT_UNTRUSTED);
+	e2verity_verifier_free(v);
+	ck_assert_uint_eq(ERR_peek_error(), 0);
+	free(sig);
+}
+END_TEST
+
 /* Errors the caller had queued before the call are still there after it. */
 START_TEST(test_error_queue_preserved)
 {
@@ -744,6 +798,7 @@ static Suite *sign_suite(void)
 	tcase_add_test(tc, test_key_and_cert_in_one_file);
 	tcase_add_loop_test(tc, test_encrypted_key, 0, 2);
 	tcase_add_test(tc, test_ca);
+	tcase_add_test(tc, test_verifier);
 	tcase_add_test(tc, test_sig_too_large);
 	tcase_add_test(tc, test_error_queue_preserved);
 	tcase_add_test(tc, test_embed);
