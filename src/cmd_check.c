@@ -315,6 +315,7 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 			       struct e2verity_check_stats *st, unsigned int *missing,
 			       const char **doing, const char **what)
 {
+	struct e2verity_owners *owners = NULL;
 	ext2_ino_t *inos;
 	errcode_t err = 0;
 
@@ -333,6 +334,13 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 			(*missing)++;
 	*doing = "checking";
 	err = e2v_check_totals(c, fs, inos, npaths);
+	/* one scan of every inode proves the blocks past EOF of all the files named */
+	if (!err && npaths > (int)*missing) {
+		*doing = "reading the block maps of";
+		err = e2verity_owners_scan(fs, &owners);
+		c->opts.owners = owners;
+		*doing = "checking";
+	}
 	for (int i = 0; i < npaths && !err; i++) {
 		if (!inos[i])
 			continue;
@@ -341,6 +349,8 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
 	}
 	c->next_path = NULL;
+	c->opts.owners = NULL;
+	e2verity_owners_free(owners);
 	free(inos);
 	return err;
 }
