@@ -194,6 +194,30 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 	return 0;
 }
 
+/*
+ * What the kernel the image is for cannot read: its filesystem blocks, which
+ * it would not even mount, or its tree blocks, whose file it would not open.
+ */
+static errcode_t e2v_check_kernel(struct e2v_check *c, struct e2v_ext4_file *f,
+				  const struct e2verity_descriptor *d)
+{
+	const struct e2verity_check_opts *o = c->opts;
+	const unsigned int page = o->kernel_page_size ? o->kernel_page_size : 4096;
+	const unsigned int bs = f->fs->blocksize, tbs = 1u << d->log_blocksize;
+	unsigned int need;
+
+	if (!o->min_kernel)
+		return 0;
+	/* the filesystem alone: a tree block of the filesystem's size is the best case */
+	need = e2verity_kernel_min(bs, bs < page ? bs : page, page);
+	if (!need || need > o->min_kernel)
+		return e2v_report_values(c, E2VERITY_PR_KERNEL_FS_BLOCK, bs, page, 0);
+	need = e2verity_kernel_min(bs, tbs, page);
+	if (!need || need > o->min_kernel)
+		return e2v_report_values(c, E2VERITY_PR_KERNEL_TREE_BLOCK, tbs, page, 0);
+	return 0;
+}
+
 static int e2v_is_decode_error(errcode_t err)
 {
 	switch (err) {
@@ -264,23 +288,27 @@ static errcode_t e2v_check_file(struct e2v_check *c, struct e2v_ext4_file *f)
 		if (err)
 			goto out;
 	}
-	if (file->have_descriptor)
-		err = e2v_check_signature(c, &m);
+	if (file->have_descriptor) {
+		err = e2v_check_kernel(c, f, &m.desc);
+		if (!err)
+			err = e2v_check_signature(c, &m);
+	}
 out:
 	e2v_verity_meta_free(&m);
 	return err;
 }
 
 /*
- * Damaged metadata may be another file's blocks, or the filesystem's: what
- * unseal and seal --force would refuse to free is worth saying here.
+ * Metadata may be another file's blocks, or the filesystem's: what unseal
+ * and seal --force would refuse to free is worth saying here.  Another
+ * inode's unreadable map is not this file's fault: it goes unsaid.
  */
 static errcode_t e2v_check_owner(struct e2v_check *c, struct e2v_ext4_file *f)
 {
 	struct e2verity_finding fi = { 0 };
 
-	fi.err = e2v_check_past_eof(f, e2v_div_round_up(f->size, f->fs->blocksize), NULL);
-	if (!fi.err)
+	fi.err = e2v_check_past_eof(f, e2v_div_round_up(f->size, f->fs->blocksize), c->owners);
+	if (!fi.err || fi.err == E2VERITY_ET_META_UNPROVEN)
 		return 0;
 	if (fi.err == E2VERITY_ET_NO_MEMORY)
 		return fi.err;
@@ -331,7 +359,7 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		return e2v_report_values(c, rule->problem, 0, 0, 0);
 	}
 
-	err = e2v_ext4_file_open(c->fs, ino, &f);
+	err = e2v_ext4_file_open_in(c->fs, e2v_owners_zone(c->owners), ino, &f);
 	if (err == E2VERITY_ET_NO_MEMORY)
 		return err;
 	if (err && f.fault.problem && f.fault.err == err)
@@ -354,8 +382,8 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		f.base = c->ahead->base;
 	}
 	err = e2v_check_file(c, &f);
-	/* a scan of every inode: for the first damaged files only, so work stays bounded */
-	if (!err && c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)
+	/* without a map, a scan of every inode: for the first damaged files only */
+	if (!err && (c->owners || (c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)))
 		err = e2v_check_owner(c, &f);
 out:
 	e2v_ext4_file_close(&f);
@@ -393,6 +421,7 @@ static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 		.progress_base = progress_base,
 		.progress_total = progress_total,
 		.ahead = job,
+		.owners = opts->owners,
 	};
 	errcode_t err;
 
