@@ -32,7 +32,7 @@ static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino,
 	if (inode.i_flags & EXT4_INLINE_DATA_FL)
 		return 0;
 	/* checks i_size and the extent tree, as the kernel does when it loads the inode */
-	err = e2v_ext4_file_open(fs, ino, f);
+	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(owners), ino, f);
 	if (err)
 		return err;
 	*opened = 1;
