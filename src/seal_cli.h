@@ -31,6 +31,7 @@ struct e2v_seal_cli {
 	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
 	struct e2verity_verifier *verifier; /* --cert/--ca for detached signatures */
+	struct e2v_kernel kernel; /* --min-kernel */
 	int progress;
 	/* progress display */
 	struct e2v_progress bar;
