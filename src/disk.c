@@ -48,13 +48,14 @@ static errcode_t e2v_parse_io_options(struct e2v_disk *d, const char *opts, char
 	unsigned long long v;
 
 	if (strncmp(opts, "offset=", 7) != 0 || !opts[7] || opts[7] == '-') {
-		e2v_why(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)", opts);
+		e2v_why(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)",
+			e2v_name(opts));
 		return EINVAL;
 	}
 	errno = 0;
 	v = strtoull(opts + 7, &end, 0);
 	if (errno || *end) {
-		e2v_why(why, ws, " (invalid offset '%s')", opts + 7);
+		e2v_why(why, ws, " (invalid offset '%s')", e2v_name(opts + 7));
 		return EINVAL;
 	}
 	d->offset = v;
@@ -138,7 +139,7 @@ static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const 
 	}
 	e2v_why(why, ws,
 		" (no partition %s '%s'; partitions are named by number, GPT name or UUID)",
-		number >= 0 ? "number" : "named", want);
+		number >= 0 ? "number" : "named", e2v_name(want));
 out:
 	blkid_free_probe(pr);
 	return err;
@@ -290,7 +291,7 @@ static errcode_t e2v_sparse_load(int fd, const struct stat *st, char *why, size_
 	if (e2v_exp.fd < 0) {
 		err = errno;
 		e2v_why(why, ws, " (no temporary file in '%s' to expand the sparse image into)",
-			tmpdir);
+			e2v_name(tmpdir));
 		return err;
 	}
 	/* what expanding writes is bounded by the chunks: the room for it is checked first */
@@ -299,14 +300,14 @@ static errcode_t e2v_sparse_load(int fd, const struct stat *st, char *why, size_
 		e2v_why(why, ws,
 			" (expanding the Android sparse image takes %llu bytes in '%s', which has "
 			"%llu free; TMPDIR chooses another place)",
-			(unsigned long long)e2v_exp.sp.data_bytes, tmpdir,
+			(unsigned long long)e2v_exp.sp.data_bytes, e2v_name(tmpdir),
 			(unsigned long long)vfs.f_bavail * vfs.f_frsize);
 		e2v_exp_drop();
 		return ENOSPC;
 	}
 	err = e2v_sparse_expand(fd, &e2v_exp.sp, e2v_exp.fd);
 	if (err) {
-		e2v_why(why, ws, " (expanding the sparse image into '%s')", tmpdir);
+		e2v_why(why, ws, " (expanding the sparse image into '%s')", e2v_name(tmpdir));
 		e2v_exp_drop();
 		return err;
 	}

@@ -181,7 +181,8 @@ static errcode_t e2v_copy_attrs(struct e2v_outfile *o)
 			continue;
 		if (fsetxattr(o->fd, n, val, vlen, 0) < 0 && strncmp(n, "security.", 9) != 0) {
 			err = errno;
-			e2v_out_why(o, " (its attribute '%s' cannot be given to a new file)", n);
+			e2v_out_why(o, " (its attribute '%s' cannot be given to a new file)",
+				    e2v_name(n));
 		}
 	}
 	free(val);
@@ -201,7 +202,7 @@ static errcode_t e2v_open_in_place(struct e2v_outfile *o)
 	if (o->fd < 0) {
 		errcode_t err = errno;
 
-		e2v_out_why(o, " (no temporary file in '%s')", e2v_tmpdir());
+		e2v_out_why(o, " (no temporary file in '%s')", e2v_name(e2v_tmpdir()));
 		return err;
 	}
 	return 0;
@@ -260,7 +261,7 @@ errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path, unsigned int
 			return e2v_open_in_place(o);
 		}
 		if (o->existed || err != ENOENT)
-			e2v_out_why(o, " (no new file can be made in '%s')", dir);
+			e2v_out_why(o, " (no new file can be made in '%s')", e2v_name(dir));
 		free(dir);
 		return err;
 	}
