@@ -106,7 +106,8 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plans[i]);
 		if (err) {
 			e2v_error(err, "while checking '%s'%s", e2v_name(sel->v[i].path),
-				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino) : "");
+				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino)
+								 : "");
 			bad++;
 			continue;
 		}
@@ -122,8 +123,9 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		return E2V_EXIT_FAILURE;
 	if (need > avail + freed) {
 		e2v_error(E2VERITY_ET_NO_SPACE,
-			  "while checking '%s' (%llu blocks needed, %llu free)", e2v_name(c->w.image),
-			  (unsigned long long)(need - freed), (unsigned long long)avail);
+			  "while checking '%s' (%llu blocks needed, %llu free)",
+			  e2v_name(c->w.image), (unsigned long long)(need - freed),
+			  (unsigned long long)avail);
 		return E2V_EXIT_FAILURE;
 	}
 	if (c->w.dry_run && !c->w.quiet)
@@ -155,7 +157,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			/* a loading error was reported where it happened */
 			if (doing)
 				e2v_error(err, "while %s '%s'", doing,
-					  e2v_name(e2v_failed_file(err, c.so.keyfile, c.so.certfile)));
+					  e2v_name(e2v_failed_file(err, c.so.keyfile,
+								   c.so.certfile)));
 			goto out;
 		}
 	}
@@ -176,7 +179,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (err) {
 		/* a page (4096 bytes) works with every kernel; smaller blocks since Linux 6.3 */
 		if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS && fs->blocksize >= 4096)
-			e2v_error(err, "while checking '%s' (--block-size=4096 works with every kernel)",
+			e2v_error(err,
+				  "while checking '%s' (--block-size=4096 works with every kernel)",
 				  e2v_name(c.w.image));
 		else if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS)
 			e2v_error(err,
