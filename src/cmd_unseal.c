@@ -55,18 +55,19 @@ static int e2v_unseal_preflight(const struct e2v_write_args *c, ext2_filsys fs,
 			/* -a and -r meet unsealed files by the thousand: a note only with -v */
 			if (!c->quiet && (!sel->v[i].walked || c->verbose))
 				fprintf(stderr, "%s: '%s' is not sealed; skipped\n", e2v_prog,
-					sel->v[i].path);
+					e2v_name(sel->v[i].path));
 			continue;
 		}
 		if (err) {
-			e2v_error(err, "while unsealing '%s'", sel->v[i].path);
+			e2v_error(err, "while unsealing '%s'%s", e2v_name(sel->v[i].path),
+				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino) : "");
 			bad++;
 			continue;
 		}
 		todo[i] = 1;
 		(*ntodo)++;
 		if (c->dry_run && !c->quiet)
-			printf("unseal %s\n", sel->v[i].path);
+			printf("unseal %s\n", e2v_name(sel->v[i].path));
 	}
 	return bad || sel->errors ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
 }
@@ -98,14 +99,14 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	todo = calloc(sel.n ? sel.n : 1, 1);
 	if (!todo) {
-		e2v_error(ENOMEM, "while checking '%s'", c.image);
+		e2v_error(ENOMEM, "while checking '%s'", e2v_name(c.image));
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
 	/* one scan of every inode proves every file's blocks, not one scan per file */
 	err = e2verity_owners_scan(img.fs, &owners);
 	if (err) {
-		e2v_error(err, "while reading the block maps of '%s'", c.image);
+		e2v_error(err, "while reading the block maps of '%s'", e2v_name(c.image));
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
@@ -120,12 +121,13 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 			continue;
 		err = e2verity_unseal_inode_with(img.fs, sel.v[i].ino, owners, &freed);
 		if (err) {
-			e2v_error(err, "while unsealing '%s' in '%s'", sel.v[i].path, c.image);
+			e2v_error(err, "while unsealing '%s' in '%s'", e2v_name(sel.v[i].path),
+				  e2v_name(c.image));
 			status = E2V_EXIT_FAILURE;
 			break;
 		}
 		if (c.verbose)
-			printf("unsealed %s: %llu blocks freed\n", sel.v[i].path,
+			printf("unsealed %s: %llu blocks freed\n", e2v_name(sel.v[i].path),
 			       (unsigned long long)freed);
 	}
 	if (e2v_cancel) {
