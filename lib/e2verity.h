@@ -243,6 +243,8 @@ struct e2verity_check_stats {
 	uint64_t warnings;
 };
 
+struct e2verity_owners;
+
 struct e2verity_check_opts {
 	unsigned int threads;		  /* hashing threads, as e2verity_params.threads */
 	struct e2verity_workers *workers; /* threads to reuse for every file, or NULL */
@@ -251,6 +253,12 @@ struct e2verity_check_opts {
 	const char *cafile;
 	/* or both loaded already (e2verity_verifier_load()); then @certfile, @cafile unused */
 	const struct e2verity_verifier *verifier;
+	/*
+	 * e2verity_owners_scan()'s map, to prove every file's blocks past EOF its
+	 * own (METADATA_NOT_OWN); or NULL: e2verity_check_image() makes one, and
+	 * e2verity_check_inode() proves them only for the first damaged files.
+	 */
+	const struct e2verity_owners *owners;
 	int require_signatures;
 	/* Called for every finding; a non-zero return stops the check with that error. */
 	errcode_t (*finding)(void *ctx, const struct e2verity_finding *f);

@@ -610,6 +610,7 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 			       struct e2verity_check_stats *st, unsigned int *missing,
 			       const char **doing, const char **what)
 {
+	struct e2verity_owners *owners = NULL;
 	struct e2v_selection sel;
 	ext2_ino_t *inos = NULL;
 	errcode_t err = 0;
@@ -644,6 +645,13 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 	*doing = "checking";
 	if (!err)
 		err = e2v_check_totals(c, fs, inos, sel.n);
+	/* one scan of every inode proves the blocks past EOF of all the files checked */
+	if (!err && sel.n) {
+		*doing = "reading the block maps of";
+		err = e2verity_owners_scan(fs, &owners);
+		c->opts.owners = owners;
+		*doing = "checking";
+	}
 	for (size_t i = 0; i < sel.n && !err; i++) {
 		if (!inos[i])
 			continue;
@@ -652,6 +660,8 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
 	}
 	c->next_path = NULL;
+	c->opts.owners = NULL;
+	e2verity_owners_free(owners);
 	if (err)
 		*what = c->image; /* the selection's paths go with it */
 	free(inos);

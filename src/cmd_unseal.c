@@ -72,6 +72,35 @@ static int e2v_unseal_preflight(const struct e2v_write_args *c, ext2_filsys fs,
 	return bad || sel->errors ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
 }
 
+/*
+ * Once no inode carries the verity flag, the feature goes too (tune2fs cannot
+ * clear it).  In a commit of its own, after the inodes': a flagged inode on a
+ * filesystem without the feature would not be measured by the kernel.
+ */
+static int e2v_unseal_feature(struct e2v_image *img, const char *image)
+{
+	ext2_ino_t *inos = NULL;
+	size_t n = 0;
+	errcode_t err;
+
+	if (!ext2fs_has_feature_verity(img->fs->super))
+		return E2V_EXIT_OK;
+	err = e2v_image_commit(img);
+	if (!err)
+		err = e2verity_list_verity_inodes(img->fs, &inos, &n);
+	free(inos);
+	if (!err && !n) {
+		ext2fs_clear_feature_verity(img->fs->super);
+		ext2fs_mark_super_dirty(img->fs);
+		err = e2v_image_commit(img);
+	}
+	if (err) {
+		e2v_error(err, "while %s '%s'", img->doing ? img->doing : "unsealing", image);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
+}
+
 int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	struct e2v_write_args c = { 0 };
@@ -134,6 +163,8 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 		fprintf(stderr, "%s: %s: nothing unsealed\n", e2v_prog, strsignal(e2v_cancel));
 		status = 128 + e2v_cancel;
 	}
+	if (status == E2V_EXIT_OK)
+		status = e2v_unseal_feature(&img, c.image);
 out:
 	e2verity_owners_free(owners);
 	if (status != E2V_EXIT_OK)

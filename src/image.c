@@ -125,8 +125,12 @@ static errcode_t e2v_health(struct e2v_image *img, unsigned int flags)
 	errcode_t err = e2verity_fs_health(img->fs);
 
 	img->doing = "checking";
-	/* what a journal would replay could overwrite anything written now: never forced */
-	if (err == E2VERITY_ET_NEEDS_RECOVERY || !(flags & E2V_IMAGE_FORCE))
+	/*
+	 * What a journal would replay could overwrite anything written now, and
+	 * the orphans' recovery would truncate them: never forced.
+	 */
+	if (err == E2VERITY_ET_NEEDS_RECOVERY || err == E2VERITY_ET_ORPHANS_PENDING ||
+	    !(flags & E2V_IMAGE_FORCE))
 		return err;
 	return 0;
 }
