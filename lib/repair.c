@@ -208,7 +208,7 @@ errcode_t e2verity_repair_tree(ext2_filsys fs, ext2_ino_t ino,
 	err = e2v_repair_begin(fs, opts->reserved, sizeof(opts->reserved), res);
 	if (err)
 		return err;
-	err = e2v_open_sealed(fs, ino, &f, &m);
+	err = e2v_open_sealed(fs, e2v_owners_zone(opts->owners), ino, &f, &m);
 	if (err)
 		return err;
 	r.f = &f;
