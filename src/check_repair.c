@@ -222,8 +222,8 @@ static void e2v_not_tried(struct e2v_check_cli *c)
 			r->repair_why = "-p only rewrites a damaged Merkle tree whose data still "
 					"gives the root hash (-y reseals to a trusted digest)";
 		else if ((d.metadata || d.listed) && !r->listed)
-			r->repair_why = "no trusted digest: the manifest does not list it, and "
-					"no certificate verifies a signature of it";
+			r->repair_why = "no trusted digest: no manifest lists it (--manifest), "
+					"and no certificate verifies its signature (--cert, --ca)";
 		else
 			r->repair_why = "-y only reseals damaged verity metadata, to a trusted "
 					"digest";
