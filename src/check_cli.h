@@ -62,6 +62,8 @@ struct e2v_checked {
 struct e2v_check_cli {
 	const char *image;
 	int json, verbose, quiet, recursive;
+	struct e2v_kernel kernel;   /* --min-kernel, or the page size the report assumes */
+	unsigned int fs_block_size; /* of the image, for each file's oldest kernel */
 	enum e2v_check_mode mode;
 	const char *undo_file; /* -z */
 	struct e2v_progress progress;

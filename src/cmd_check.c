@@ -24,6 +24,7 @@ enum {
 	OPT_REQUIRE_SIGNATURES,
 	OPT_JSON,
 	OPT_PROGRESS,
+	OPT_MIN_KERNEL,
 	OPT_MANIFEST,
 	OPT_MANIFEST_EXTRA,
 	OPT_REQUIRE_SEALED,
@@ -266,6 +267,69 @@ static void e2v_digest_string(const struct e2verity_check_file *f, char *out)
 	e2v_format_digest(f->desc.hash_algorithm, f->digest, out);
 }
 
+/*
+ * The oldest kernel that reads a file of this format (its block sizes): 0 when
+ * none with this page size does, or the descriptor is unknown.
+ */
+static unsigned int e2v_file_kernel(const struct e2v_check_cli *c,
+				    const struct e2verity_check_file *f)
+{
+	if (!f->have_descriptor)
+		return 0;
+	return e2verity_kernel_min(c->fs_block_size, 1u << f->desc.log_blocksize,
+				   c->kernel.page_size);
+}
+
+/*
+ * The oldest kernel that reads every file that passed: 0 with *@none set when
+ * no kernel of this page size reads one, 0 alone when none passed.
+ */
+static unsigned int e2v_image_kernel(const struct e2v_check_cli *c, int *none)
+{
+	unsigned int oldest = 0, k;
+
+	*none = 0;
+	for (size_t i = 0; i < c->nr_files; i++) {
+		const struct e2verity_check_file *f = &c->files[i].file;
+
+		if (!f->have_descriptor || e2v_errors_now(&c->files[i]))
+			continue;
+		k = e2v_file_kernel(c, f);
+		if (!k)
+			*none = 1;
+		else if (k > oldest)
+			oldest = k;
+	}
+	return *none ? 0 : oldest;
+}
+
+/* " (signed, verified; Linux 6.3 or later)": what -v adds after a file's line */
+static void e2v_file_notes(const struct e2v_check_cli *c, const struct e2v_checked *r, char *out,
+			   size_t size)
+{
+	const char *sig = r->file.signature_verified ? "signed, verified"
+			  : r->file.signed_file	     ? "signed"
+						     : NULL;
+	unsigned int k = e2v_file_kernel(c, &r->file);
+	char v[E2V_KERNEL_STRING_MAX], kern[64] = "";
+
+	/* files every kernel with fs-verity reads say nothing more */
+	if (r->file.have_descriptor && !e2v_errors_now(r)) {
+		e2v_kernel_string(k, v, sizeof(v));
+		if (!k)
+			snprintf(kern, sizeof(kern), "no Linux with %u-byte pages reads it",
+				 c->kernel.page_size);
+		else if (k > E2VERITY_KERNEL_VERSION(5, 4))
+			snprintf(kern, sizeof(kern), "Linux %s or later", v);
+	}
+	if (sig && *kern)
+		snprintf(out, size, " (%s; %s)", sig, kern);
+	else if (sig || *kern)
+		snprintf(out, size, " (%s)", sig ? sig : kern);
+	else
+		*out = 0;
+}
+
 /* "/path (inode 12)", or "/path (not in the image)" */
 static void e2v_file_label(const struct e2v_checked *r, const char *path, char *out, size_t size)
 {
@@ -315,7 +379,9 @@ static void e2v_print_repair(const struct e2v_checked *r, const char *label)
 
 static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_stats *st)
 {
-	char digest[E2V_DIGEST_STRING_MAX], label[4200];
+	char digest[E2V_DIGEST_STRING_MAX], label[4200], notes[128], v[E2V_KERNEL_STRING_MAX];
+	unsigned int oldest;
+	int none;
 
 	for (size_t i = 0; i < c->nr_files; i++) {
 		const struct e2v_checked *r = &c->files[i];
@@ -337,11 +403,9 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 			e2v_digest_string(&r->file, digest);
 		else
 			strcpy(digest, "-");
+		e2v_file_notes(c, r, notes, sizeof(notes));
 		printf("%s %s %s%s%s\n", e2v_status_word(r), digest, path,
-		       r->file.ino ? "" : " (not in the image)",
-		       r->file.signature_verified ? " (signed, verified)"
-		       : r->file.signed_file	  ? " (signed)"
-						  : "");
+		       r->file.ino ? "" : " (not in the image)", notes);
 	}
 	if (c->quiet)
 		return;
@@ -358,6 +422,16 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 		printf("; %u files not sealed", c->not_sealed);
 	if (c->mode != E2V_CHECK_READ)
 		printf("; %u files repaired, %u left with errors", c->repaired, c->left);
+	oldest = e2v_image_kernel(c, &none);
+	e2v_kernel_string(oldest, v, sizeof(v));
+	/* said when asked (-v), or when it is news: not every kernel with fs-verity reads them */
+	if (!c->verbose && !none && oldest <= E2VERITY_KERNEL_VERSION(5, 4))
+		;
+	else if (none)
+		printf("; no Linux with %u-byte pages reads them all", c->kernel.page_size);
+	else if (oldest)
+		printf("; Linux %s or later with %u-byte pages reads them all", v,
+		       c->kernel.page_size);
 	putchar('\n');
 }
 
@@ -403,6 +477,19 @@ static void e2v_json_finding(struct e2v_json *j, const struct e2v_check_finding 
 	if (fields & E2VERITY_FIELD_ERR)
 		e2v_json_string(j, "error", error_message(f->err));
 	e2v_json_end_object(j);
+}
+
+/* "6.3", or null: no kernel with the page size, or a file that failed */
+static void e2v_json_kernel(struct e2v_json *j, const char *key, unsigned int version)
+{
+	char v[E2V_KERNEL_STRING_MAX];
+
+	if (!version) {
+		e2v_json_null(j, key);
+		return;
+	}
+	e2v_kernel_string(version, v, sizeof(v));
+	e2v_json_string(j, key, v);
 }
 
 static void e2v_json_repair(struct e2v_json *j, const struct e2v_checked *r)
@@ -475,6 +562,7 @@ static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const str
 	}
 	e2v_json_bool(j, "signed", f->signed_file);
 	e2v_json_bool(j, "signature_verified", f->signature_verified);
+	e2v_json_kernel(j, "min_kernel", e2v_file_kernel(c, f));
 	if (c->manifest) {
 		if (r->listed)
 			e2v_json_uint(j, "manifest_line", r->listed->line);
@@ -518,6 +606,7 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 			   const char *error, int status)
 {
 	struct e2v_json j;
+	int none;
 
 	e2v_json_init(&j, stdout);
 	e2v_json_begin_object(&j, NULL);
@@ -545,6 +634,8 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_uint(&j, "errors", st->errors);
 	e2v_json_uint(&j, "warnings", st->warnings);
 	e2v_json_bool(&j, "needs_recovery", c->needs_recovery);
+	e2v_json_kernel(&j, "min_kernel", e2v_image_kernel(c, &none));
+	e2v_json_uint(&j, "kernel_page_size", c->kernel.page_size);
 	if (c->manifest) {
 		e2v_json_uint(&j, "manifest_paths", c->listing.n);
 		e2v_json_uint(&j, "manifest_findings", c->manifest_findings);
@@ -737,6 +828,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "threads", required_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "min-kernel", required_argument, NULL, OPT_MIN_KERNEL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ "manifest-extra", required_argument, NULL, OPT_MANIFEST_EXTRA },
@@ -750,6 +842,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 	int opt, status, bar = 0, progress_fd = -1, letter = 0;
 
 	c->opts.threads = e2v_default_threads();
+	c->kernel.page_size = 4096;
 	c->recheck = SIZE_MAX;
 	/* e2fsck's letters where they mean the same: -n, -p (-a), -y, -f, -C, -v, -V, -z */
 	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvVz:", longopts);
@@ -828,6 +921,17 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			break;
 		case 'v':
 			c->verbose = 1;
+			break;
+		case OPT_MIN_KERNEL:
+			if (e2v_parse_min_kernel(optarg, &c->kernel) ||
+			    c->kernel.version < E2VERITY_KERNEL_VERSION(5, 4))
+				return e2v_usage_error(cmd,
+						       "invalid kernel version '%s' (MAJOR.MINOR "
+						       "from 5.4, when ext4 gained fs-verity, then "
+						       ":16k or :64k for larger pages)",
+						       optarg);
+			c->opts.min_kernel = c->kernel.version;
+			c->opts.kernel_page_size = c->kernel.page_size;
 			break;
 		case 'r':
 			c->recursive = 1;
@@ -943,6 +1047,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 			 e2v_name(c->image));
 		return FSCK_ERROR;
 	}
+	c->fs_block_size = fs->blocksize;
 	/*
 	 * As e2fsck -n: the journal is not replayed, so what it would change is
 	 * not what is checked; said, and counted in the status.

@@ -27,12 +27,14 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
 	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
 	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
-	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] IMAGE [PATH...]",
+	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] [--min-kernel=VERSION]\n"
+	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[--partition=N|NAME|UUID] [-n|-p|-y [-z UNDO_FILE]] [-f] [-r] [-j N]\n"
 	  "\t\t[-C FD|--progress] [-q|-v] [-V] [--json] [--cert=CERT] [--ca=CA]\n"
-	  "\t\t[--require-signatures] [--manifest=FILE [--manifest-extra=ignore|warn|error]]\n"
+	  "\t\t[--require-signatures] [--min-kernel=VERSION]\n"
+	  "\t\t[--manifest=FILE [--manifest-extra=ignore|warn|error]]\n"
 	  "\t\t[--require-sealed[=PATH]]... [--exclude=GLOB]... IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
