@@ -272,15 +272,16 @@ out:
 }
 
 /*
- * Damaged metadata may be another file's blocks, or the filesystem's: what
- * unseal and seal --force would refuse to free is worth saying here.
+ * Metadata may be another file's blocks, or the filesystem's: what unseal
+ * and seal --force would refuse to free is worth saying here.  Another
+ * inode's unreadable map is not this file's fault: it goes unsaid.
  */
 static errcode_t e2v_check_owner(struct e2v_check *c, struct e2v_ext4_file *f)
 {
 	struct e2verity_finding fi = { 0 };
 
-	fi.err = e2v_check_past_eof(f, e2v_div_round_up(f->size, f->fs->blocksize), NULL);
-	if (!fi.err)
+	fi.err = e2v_check_past_eof(f, e2v_div_round_up(f->size, f->fs->blocksize), c->owners);
+	if (!fi.err || fi.err == E2VERITY_ET_META_UNPROVEN)
 		return 0;
 	if (fi.err == E2VERITY_ET_NO_MEMORY)
 		return fi.err;
@@ -331,7 +332,7 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		return e2v_report_values(c, rule->problem, 0, 0, 0);
 	}
 
-	err = e2v_ext4_file_open(c->fs, ino, &f);
+	err = e2v_ext4_file_open_in(c->fs, e2v_owners_zone(c->owners), ino, &f);
 	if (err == E2VERITY_ET_NO_MEMORY)
 		return err;
 	if (err && f.fault.problem && f.fault.err == err)
@@ -354,8 +355,8 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		f.base = c->ahead->base;
 	}
 	err = e2v_check_file(c, &f);
-	/* a scan of every inode: for the first damaged files only, so work stays bounded */
-	if (!err && c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)
+	/* without a map, a scan of every inode: for the first damaged files only */
+	if (!err && (c->owners || (c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)))
 		err = e2v_check_owner(c, &f);
 out:
 	e2v_ext4_file_close(&f);
@@ -393,6 +394,7 @@ static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 		.progress_base = progress_base,
 		.progress_total = progress_total,
 		.ahead = job,
+		.owners = opts->owners,
 	};
 	errcode_t err;
 

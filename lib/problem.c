@@ -112,7 +112,7 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "descriptor byte at offset %o, after the salt, is %h, should be 0", V | O },
 
 	{ E2VERITY_PR_DATA_MISMATCH, "DATA_MISMATCH", E,
-	  "data block %b (offset %o) does not match its hash in Merkle tree level 0: computed %C, "
+	  "data block %b (offset %o) does not match its hash in the Merkle tree: computed %C, "
 	  "stored %S (%n data blocks differ)",
 	  O | B | N | S | C },
 	{ E2VERITY_PR_TREE_MISMATCH, "TREE_MISMATCH", E,

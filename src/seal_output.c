@@ -24,7 +24,7 @@ static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const c
 	if (!c->manifest)
 		return 0;
 	if (e2v_manifest_add(&c->mf, path, ino)) {
-		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
+		e2v_error(ENOMEM, "while writing the manifest '%s'", e2v_name(c->manifest));
 		return -1;
 	}
 	e = &c->mf.v[c->mf.n - 1];
@@ -77,7 +77,7 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c)
 		return E2V_EXIT_OK;
 	err = e2v_seal_manifest_text(c, &buf, &len);
 	if (err) {
-		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		e2v_error(err, "while writing the manifest '%s'", e2v_name(c->manifest));
 		free(buf);
 		return E2V_EXIT_FAILURE;
 	}
@@ -99,7 +99,7 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c)
 	e2v_outfile_abort(&out);
 	free(buf);
 	if (err) {
-		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		e2v_error(err, "while writing the manifest '%s'", e2v_name(c->manifest));
 		return E2V_EXIT_FAILURE;
 	}
 	return E2V_EXIT_OK;
@@ -120,7 +120,7 @@ int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_se
 	for (size_t i = 0; i < sel->n && status == E2V_EXIT_OK; i++) {
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 		if (err) {
-			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
 			status = E2V_EXIT_FAILURE;
 		} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &r.desc,
 						 r.digest)) {
@@ -137,7 +137,7 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 	fprintf(stderr,
 		"%s: %s: %s, %llu bytes, %u-byte tree blocks, metadata at blocks %llu-%llu, "
 		"%llu blocks allocated, %llu freed%s%s\n",
-		e2v_prog, path, r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
+		e2v_prog, e2v_name(path), r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
 		(unsigned long long)r->desc.data_size, 1u << r->desc.log_blocksize,
 		(unsigned long long)(r->layout.merkle_pos / bs),
 		(unsigned long long)(r->layout.end / bs - 1),
@@ -146,11 +146,39 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 		r->inline_moved ? ", inline data moved to a block" : "");
 }
 
-static void e2v_seal_note_skip(const struct e2v_seal_cli *c, const char *path)
+/* A run resumed after an interruption meets thousands: a count, the names with -v. */
+static void e2v_seal_note_skip(struct e2v_seal_cli *c, const char *path)
 {
-	if (!c->w.quiet)
+	c->skipped++;
+	if (!c->w.quiet && c->w.verbose)
 		fprintf(stderr, "%s: '%s' is already sealed with these parameters; skipped\n",
-			e2v_prog, path);
+			e2v_prog, e2v_name(path));
+}
+
+void e2v_seal_note_skips(const struct e2v_seal_cli *c)
+{
+	if (c->skipped && !c->w.quiet && !c->w.verbose)
+		fprintf(stderr,
+			"%s: %zu file%s already sealed with these parameters; skipped (-v names "
+			"them)\n",
+			e2v_prog, c->skipped, c->skipped == 1 ? " is" : "s are");
+}
+
+void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
+		   uint64_t blocks)
+{
+	const struct e2v_target *links;
+	size_t n;
+
+	printf("%s ", action);
+	e2v_write_name(stdout, sel->v[i].path);
+	printf(" (%llu blocks at most)\n", (unsigned long long)blocks);
+	links = e2v_select_links(sel, sel->v[i].ino, &n);
+	for (size_t k = 0; k < n; k++) {
+		fputs("and ", stdout);
+		e2v_write_name(stdout, links[k].path);
+		fputs(" (another name of the same file)\n", stdout);
+	}
 }
 
 errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
