@@ -139,6 +139,17 @@ void e2v_format_digest(unsigned int alg, const uint8_t *digest, char *out);
 unsigned int e2v_default_threads(void);
 int e2v_parse_threads(const char *arg, unsigned int *out);
 
+/* --min-kernel=VERSION[:PAGES]: the oldest kernel an image is for (6.1, 6.12:16k) */
+struct e2v_kernel {
+	unsigned int version; /* E2VERITY_KERNEL_VERSION(), 0 when not given */
+	unsigned int page_size;
+};
+/* 0, or -1 when @arg is not MAJOR.MINOR[.PATCH][:4k|16k|64k] */
+int e2v_parse_min_kernel(const char *arg, struct e2v_kernel *k);
+/* "6.3": MAJOR.MINOR of an E2VERITY_KERNEL_VERSION() */
+#define E2V_KERNEL_STRING_MAX 8
+void e2v_kernel_string(unsigned int version, char *out, size_t size);
+
 /*
  * A decimal number up to @max: 0, or -1 when it is not one (a sign, junk after
  * it, too large).  "-1" is refused, not taken as the largest number as

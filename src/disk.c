@@ -89,13 +89,14 @@ static errcode_t e2v_parse_io_options(struct e2v_disk *d, const char *opts, char
 	unsigned long long v;
 
 	if (strncmp(opts, "offset=", 7) != 0 || !opts[7] || opts[7] == '-') {
-		e2v_why(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)", opts);
+		e2v_why(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)",
+			e2v_name(opts));
 		return EINVAL;
 	}
 	errno = 0;
 	v = strtoull(opts + 7, &end, 0);
 	if (errno || *end) {
-		e2v_why(why, ws, " (invalid offset '%s')", opts + 7);
+		e2v_why(why, ws, " (invalid offset '%s')", e2v_name(opts + 7));
 		return EINVAL;
 	}
 	d->offset = v;
@@ -179,7 +180,7 @@ static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const 
 	}
 	e2v_why(why, ws,
 		" (no partition %s '%s'; partitions are named by number, GPT name or UUID)",
-		number >= 0 ? "number" : "named", want);
+		number >= 0 ? "number" : "named", e2v_name(want));
 out:
 	blkid_free_probe(pr);
 	return err;
@@ -310,7 +311,7 @@ static errcode_t e2v_sparse_expand(struct e2v_disk *d, int fd, char *why, size_t
 	r = e2v_sp.write(s, rawfd, false, false, false);
 	if (r < 0 || ftruncate(rawfd, len) < 0) {
 		err = r < 0 ? -r : errno;
-		e2v_why(why, ws, " (expanding the sparse image into '%s')", d->raw);
+		e2v_why(why, ws, " (expanding the sparse image into '%s')", e2v_name(d->raw));
 	}
 out:
 	if (rawfd >= 0 && close(rawfd) < 0 && !err)

@@ -164,8 +164,7 @@ void e2v_seal_note_skips(const struct e2v_seal_cli *c)
 			e2v_prog, c->skipped, c->skipped == 1 ? " is" : "s are");
 }
 
-void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
-		   uint64_t blocks)
+void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action, uint64_t blocks)
 {
 	const struct e2v_target *links;
 	size_t n;
