@@ -41,7 +41,7 @@ EOF
 # hole, and a small file of one block
 make_files()
 {
-	make_data "$1/big" 300001
+	make_data "$1/big" 100001
 	truncate -s 200000 "$1/sparse"
 	put_random "$1/sparse" 8192 4096
 	put_random "$1/sparse" 196608 3392
@@ -63,7 +63,7 @@ for fs in 1024 2048 4096; do
 			done
 		done <combos
 		# a copy of big, sealed like the first set, then a data byte flipped
-		make_data "src$fs/t$tree-corrupt" 300001
+		make_data "src$fs/t$tree-corrupt" 100001
 	done
 	mke2fs -q -F -t ext4 -b "$fs" -O verity -d "src$fs" "e2v$fs.img" 16M >/dev/null ||
 		kh_fail "mke2fs -b $fs"
