@@ -36,7 +36,8 @@ enum e2verity_severity {
 /*
  * Problem codes.  The numbers and the short ids are stable: scripts may rely
  * on them.  The high byte groups them: 01 the inode, 02 where the metadata
- * is, 03 the descriptor, 04 the Merkle tree, 05 the signature.
+ * is, 03 the descriptor, 04 the Merkle tree, 05 the signature, 06 the
+ * extent tree.
  */
 enum e2verity_problem_code {
 	E2VERITY_PR_NO_VERITY_FEATURE = 0x0101,
@@ -85,6 +86,39 @@ enum e2verity_problem_code {
 	E2VERITY_PR_SIG_UNTRUSTED = 0x0503,
 	E2VERITY_PR_UNSIGNED = 0x0504,
 	E2VERITY_PR_SIG_NO_SIGNER = 0x0505,
+	E2VERITY_PR_SIG_CONTENT_TYPE = 0x0506,
+	E2VERITY_PR_SIG_VERSION = 0x0507,
+	E2VERITY_PR_SIG_SIGNER_VERSION = 0x0508,
+	E2VERITY_PR_SIG_DIGEST_ALG = 0x0509,
+	E2VERITY_PR_SIG_PKEY_ALG = 0x050a,
+	E2VERITY_PR_SIG_ATTRIBUTES = 0x050b,
+	E2VERITY_PR_SIG_BAD_CERT = 0x050c,
+	E2VERITY_PR_SIG_DIGEST_SET = 0x050d,
+	E2VERITY_PR_SIG_ALG_PARAMS = 0x050e,
+	E2VERITY_PR_SIG_TRAILING_DATA = 0x050f,
+	E2VERITY_PR_SIG_NOT_DER = 0x0510,
+
+	E2VERITY_PR_EXTENT_BAD_MAGIC = 0x0601,
+	E2VERITY_PR_EXTENT_BAD_DEPTH = 0x0602,
+	E2VERITY_PR_EXTENT_TOO_DEEP = 0x0603,
+	E2VERITY_PR_EXTENT_BAD_MAX = 0x0604,
+	E2VERITY_PR_EXTENT_BAD_ENTRIES = 0x0605,
+	E2VERITY_PR_EXTENT_EMPTY_INDEX = 0x0606,
+	E2VERITY_PR_EXTENT_INDEX_MISMATCH = 0x0607,
+	E2VERITY_PR_EXTENT_ZERO_LENGTH = 0x0608,
+	E2VERITY_PR_EXTENT_LBLK_OVERFLOW = 0x0609,
+	E2VERITY_PR_EXTENT_OUTSIDE_FS = 0x060a,
+	E2VERITY_PR_EXTENT_IN_SYSTEM_ZONE = 0x060b,
+	E2VERITY_PR_EXTENT_OUT_OF_ORDER = 0x060c,
+	E2VERITY_PR_EXTENT_DUPLICATE = 0x060d,
+	E2VERITY_PR_EXTENT_OVERLAP = 0x060e,
+	E2VERITY_PR_EXTENT_INDEX_ORDER = 0x060f,
+	E2VERITY_PR_EXTENT_BAD_CHECKSUM = 0x0610,
+	E2VERITY_PR_EXTENT_PAST_INDEX = 0x0611,
+
+	/* what the kernel named by e2verity_check_opts.min_kernel cannot read */
+	E2VERITY_PR_KERNEL_FS_BLOCK = 0x0701,
+	E2VERITY_PR_KERNEL_TREE_BLOCK = 0x0702,
 };
 
 /* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */
@@ -199,6 +233,8 @@ struct e2verity_check_stats {
 	uint64_t warnings;
 };
 
+struct e2verity_owners;
+
 struct e2verity_check_opts {
 	unsigned int threads;		  /* hashing threads, as e2verity_params.threads */
 	struct e2verity_workers *workers; /* threads to reuse for every file, or NULL */
@@ -207,6 +243,12 @@ struct e2verity_check_opts {
 	const char *cafile;
 	/* or both loaded already (e2verity_verifier_load()); then @certfile, @cafile unused */
 	const struct e2verity_verifier *verifier;
+	/*
+	 * e2verity_owners_scan()'s map, to prove every file's blocks past EOF its
+	 * own (METADATA_NOT_OWN); or NULL: e2verity_check_image() makes one, and
+	 * e2verity_check_inode() proves them only for the first damaged files.
+	 */
+	const struct e2verity_owners *owners;
 	int require_signatures;
 	/* Called for every finding; a non-zero return stops the check with that error. */
 	errcode_t (*finding)(void *ctx, const struct e2verity_finding *f);
@@ -215,8 +257,15 @@ struct e2verity_check_opts {
 	/* Hashing progress: @done of @total data bytes (of the whole image for check_image). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
+	/*
+	 * The oldest kernel the image is for (E2VERITY_KERNEL_VERSION()), or 0:
+	 * a file that kernel cannot read is an error (KERNEL_FS_BLOCK,
+	 * KERNEL_TREE_BLOCK), as e2verity_kernel_min() tells.
+	 */
+	uint32_t min_kernel;
+	uint32_t kernel_page_size; /* that kernel's page size; 0 means 4096 */
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[8];
+	uint64_t reserved[7];
 };
 
 /**
@@ -270,7 +319,10 @@ errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t 
  * @count: how many
  * @paths: out, @count malloc()ed strings; NULL where no name was found (free each)
  *
- * A file with several links gets the first name found, breadth first.
+ * A file with several links gets the first name found, breadth first.  The
+ * paths are the names' bytes, unescaped.  A directory entry whose name
+ * cannot be part of a path (a '/' or a NUL in it, "." or ".." out of place)
+ * is never joined into one: the file keeps another name, or none.
  *
  * Return: 0 or an error code.
  */
@@ -296,6 +348,7 @@ struct e2verity_measurement {
  * read.  Use e2verity_check_inode() to know whether the data matches.
  *
  * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR, an
+ * E2VERITY_ET_EXTENT_* error (an extent tree the kernel refuses), an
  * E2VERITY_ET_DESC_* error, E2VERITY_ET_NO_DESCRIPTOR or E2VERITY_ET_CORRUPT.
  */
 errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity_measurement *m);
@@ -419,8 +472,10 @@ struct e2verity_owners;
  * this, unsealing N files costs one scan instead of N.  It stays valid while
  * blocks are only freed (unsealing), not allocated.
  *
- * Return: 0, E2VERITY_ET_NO_MEMORY or an error from libext2fs (an inode
- * whose map cannot be read makes every block unprovable).
+ * An inode whose map cannot be read may name any block: the scan goes on,
+ * and every later proof with this map fails with E2VERITY_ET_META_UNPROVEN.
+ *
+ * Return: 0, E2VERITY_ET_NO_MEMORY or an error from libext2fs.
  */
 errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret);
 
@@ -442,8 +497,9 @@ void e2verity_owners_free(struct e2verity_owners *o);
  * Reads the bitmaps; writes nothing.
  *
  * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR,
- * E2VERITY_ET_SIZE_TOO_LARGE, E2VERITY_ET_CORRUPT, E2VERITY_ET_META_* or an
- * error from libext2fs.
+ * E2VERITY_ET_SIZE_TOO_LARGE, an E2VERITY_ET_EXTENT_* error (an extent tree
+ * the kernel refuses, or one it reads otherwise than libext2fs),
+ * E2VERITY_ET_META_* or an error from libext2fs.
  */
 errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
 				const struct e2verity_owners *owners);
@@ -574,7 +630,9 @@ errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts
  * @plan: what sealing would do, and the blocks it needs
  *
  * Refuses, without writing, anything that cannot be sealed: not a regular
- * file, block-mapped, encrypted, DAX, append-only, or sealed already with
+ * file, block-mapped, encrypted, DAX, append-only, an extent tree the kernel
+ * refuses or reads otherwise than libext2fs (E2VERITY_ET_EXTENT_*), blocks
+ * past EOF that are not provably the file's own, or sealed already with
  * other parameters (or with unreadable metadata) unless E2VERITY_SEAL_FORCE.
  * A file sealed already with the same parameters (including whether it is
  * signed) gives E2VERITY_SEAL_SKIP and the stored digest.

@@ -10,75 +10,25 @@
 #include "ext4_file.h"
 #include "layout.h"
 
-static int e2v_extent_cmp(const void *a, const void *b)
-{
-	const struct e2v_extent *x = a, *y = b;
-
-	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
-}
-
 static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
 {
-	ext2_filsys fs = f->fs;
-	ext2_extent_handle_t handle = NULL;
-	struct ext2fs_extent ext;
-	size_t cap = 0;
+	struct e2v_extent_tree t;
 	errcode_t err;
-	int op = EXT2_EXTENT_ROOT;
 
 	free(f->extents);
 	f->extents = NULL;
 	f->nr_extents = 0;
 	f->tree_node_blocks = 0;
-	err = ext2fs_extent_open2(fs, f->ino, EXT2_INODE(&f->inode), &handle);
+	f->last_leaf_empty = 0;
+	err = e2v_extent_tree_read(f->fs, f->ino, EXT2_INODE(&f->inode), 0, f->zone, &t);
+	f->fault = t.fault.problem ? t.fault : t.warn;
 	if (err)
 		return err;
-	for (;; op = EXT2_EXTENT_NEXT) {
-		err = ext2fs_extent_get(handle, op, &ext);
-		if (err == EXT2_ET_EXTENT_NO_NEXT) {
-			err = 0;
-			break;
-		}
-		if (err)
-			goto out;
-		if (!(ext.e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
-			/* an index entry, seen on the way down: it names one node block */
-			if (!(ext.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT))
-				f->tree_node_blocks++;
-			continue;
-		}
-		if (ext.e_len == 0)
-			continue;
-		/* a corrupt extent must not make us read outside the image */
-		if (ext.e_pblk < fs->super->s_first_data_block ||
-		    ext.e_pblk + ext.e_len > ext2fs_blocks_count(fs->super) ||
-		    ext.e_lblk + ext.e_len > (1ULL << 32)) {
-			err = E2VERITY_ET_CORRUPT;
-			goto out;
-		}
-		if (f->nr_extents == cap) {
-			struct e2v_extent *n;
-
-			cap = cap ? 2 * cap : 16;
-			n = realloc(f->extents, cap * sizeof(*n));
-			if (!n) {
-				err = E2VERITY_ET_NO_MEMORY;
-				goto out;
-			}
-			f->extents = n;
-		}
-		f->extents[f->nr_extents++] = (struct e2v_extent){
-			.lblk = ext.e_lblk,
-			.pblk = ext.e_pblk,
-			.len = ext.e_len,
-			.uninit = !!(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT),
-		};
-	}
-	if (f->nr_extents)
-		qsort(f->extents, f->nr_extents, sizeof(*f->extents), e2v_extent_cmp);
-out:
-	ext2fs_extent_free(handle);
-	return err;
+	f->extents = t.extents;
+	f->nr_extents = t.nr;
+	f->tree_node_blocks = t.node_blocks;
+	f->last_leaf_empty = t.last_leaf_empty;
+	return 0;
 }
 
 errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
@@ -106,11 +56,18 @@ errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
 
 errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f)
 {
+	return e2v_ext4_file_open_in(fs, NULL, ino, f);
+}
+
+errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				struct e2v_ext4_file *f)
+{
 	errcode_t err;
 
 	memset(f, 0, sizeof(*f));
 	f->fs = fs;
 	f->ino = ino;
+	f->zone = zone;
 	f->bounce = malloc(fs->blocksize);
 	if (!f->bounce)
 		return E2VERITY_ET_NO_MEMORY;
@@ -129,11 +86,12 @@ void e2v_ext4_file_close(struct e2v_ext4_file *f)
 	f->bounce = NULL;
 	f->meta = NULL;
 	f->nr_extents = 0;
+	/* f->fault stays: it says why an open failed */
 }
 
 const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f)
 {
-	return f->nr_extents ? &f->extents[f->nr_extents - 1] : NULL;
+	return f->nr_extents && !f->last_leaf_empty ? &f->extents[f->nr_extents - 1] : NULL;
 }
 
 /* The extent holding @lblk, or else the first one after it (or NULL). */

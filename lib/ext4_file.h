@@ -4,25 +4,27 @@
 #ifndef E2VERITY_EXT4_FILE_H
 #define E2VERITY_EXT4_FILE_H
 
-#include "private.h"
-
-struct e2v_extent {
-	blk64_t lblk;
-	blk64_t pblk;
-	uint32_t len;
-	int uninit; /* unwritten: reads as zeros */
-};
+#include "extent_tree.h"
 
 struct e2v_ext4_file {
 	ext2_filsys fs;
 	ext2_ino_t ino;
 	struct ext2_inode_large inode;
 	uint64_t size; /* i_size */
-	/* every leaf extent, sorted by logical block */
+	/* every leaf extent, sorted by logical block, as the kernel's lookups see them */
 	struct e2v_extent *extents;
 	size_t nr_extents;
 	/* blocks used by the extent tree itself (index and leaf nodes outside the inode) */
 	blk64_t tree_node_blocks;
+	/* the rightmost leaf is empty: the kernel finds no last extent */
+	int last_leaf_empty;
+	/* the filesystem's system zone, made once for many files; or NULL */
+	const struct e2v_system_zone *zone;
+	/*
+	 * After an E2VERITY_ET_EXTENT_* error of open or reload: what the
+	 * kernel refuses, and where.  Otherwise EXTENT_PAST_INDEX, or nothing.
+	 */
+	struct e2v_extent_fault fault;
 	uint8_t *bounce; /* one fs block */
 	/*
 	 * Set by a reader that writes nothing: reads go to @fd at @base with
@@ -38,12 +40,25 @@ struct e2v_ext4_file {
 /*
  * Opens an inode for reading.  Fails with E2VERITY_ET_NOT_REGULAR,
  * E2VERITY_ET_INLINE_DATA or E2VERITY_ET_NO_EXTENTS for inodes whose data
- * is not in extents.
+ * is not in extents, and with an E2VERITY_ET_EXTENT_* error for an extent
+ * tree the kernel refuses (then @f->fault says where; @f is closed).
  */
 errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f);
+/* The same, with blocks tested against @zone (or NULL: a zone made for each read of the tree) */
+errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				struct e2v_ext4_file *f);
 void e2v_ext4_file_close(struct e2v_ext4_file *f);
-/* Re-reads the inode and its extents after the file was changed. */
+/* Re-reads the inode and its extents after the file was changed (errors as open). */
 errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f);
+
+/*
+ * For what writes to @f through libext2fs: an error if its extent tree is
+ * not what the kernel reads (entries past their index range), else 0.
+ */
+static inline errcode_t e2v_ext4_file_writable(const struct e2v_ext4_file *f)
+{
+	return f->fault.problem ? f->fault.err : 0;
+}
 
 /*
  * Reads @count bytes at byte @offset, inside i_size or past it (where verity
@@ -76,7 +91,10 @@ blk64_t e2v_ext4_unmapped(const struct e2v_ext4_file *f, blk64_t first, blk64_t 
  */
 uint64_t e2v_ext4_next_data(const struct e2v_ext4_file *f, uint64_t offset);
 
-/* The extent with the highest logical start, as the kernel finds it; NULL if none. */
+/*
+ * The last extent of the rightmost leaf, where the kernel looks for the
+ * descriptor's size; NULL if none.
+ */
 const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f);
 
 /* A verity inode's metadata, found the way the kernel finds it */

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "block_validity.h"
 #include "past_eof.h"
 
 /*
@@ -16,6 +17,10 @@ struct e2verity_owners {
 	ext2fs_block_bitmap meta; /* superblocks, descriptors, bitmaps, inode tables */
 	ext2fs_block_bitmap seen;
 	ext2fs_block_bitmap dup;
+	/* the first inode whose map could not be read: it may name any block */
+	ext2_ino_t unreadable;
+	/* the kernel's system zone, for opening many files */
+	struct e2v_system_zone *zone;
 };
 
 struct e2v_owner_scan {
@@ -82,10 +87,17 @@ static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 			e2v_note_block(fs, o, ext2fs_file_acl_block(fs, in));
 		if (!ext2fs_inode_has_valid_blocks2(fs, in))
 			continue;
-		/* blocks an unreadable map may hold are not provably someone else's: refuse */
+		/*
+		 * Blocks an unreadable map may hold are not provably anyone's: every
+		 * proof fails then, but the scan goes on, so that the file being
+		 * judged can still say what is wrong with its own map.
+		 */
 		err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e2v_owner_cb, &s);
-		if (err)
+		if (err == EXT2_ET_NO_MEMORY)
 			break;
+		if (err && !o->unreadable)
+			o->unreadable = ino;
+		err = 0;
 	}
 	fs->flags = (fs->flags & ~EXT2_FLAG_IGNORE_CSUM_ERRORS) |
 		    (saved_flags & EXT2_FLAG_IGNORE_CSUM_ERRORS);
@@ -123,6 +135,7 @@ void e2verity_owners_free(struct e2verity_owners *o)
 		ext2fs_free_block_bitmap(o->seen);
 	if (o->dup)
 		ext2fs_free_block_bitmap(o->dup);
+	e2v_system_zone_free(o->zone);
 	free(o);
 }
 
@@ -149,12 +162,19 @@ errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
 		err = e2v_fs_metadata_map(fs, o->meta);
 	if (!err)
 		err = e2v_scan_owners(fs, o);
+	if (!err)
+		err = e2v_system_zone_build(fs, &o->zone);
 	if (err) {
 		e2verity_owners_free(o);
 		return err;
 	}
 	*ret = o;
 	return 0;
+}
+
+const struct e2v_system_zone *e2v_owners_zone(const struct e2verity_owners *owners)
+{
+	return owners ? owners->zone : NULL;
 }
 
 /**
@@ -170,17 +190,19 @@ errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
  * bitmaps if they are not loaded; writes nothing.
  *
  * Return: 0, E2VERITY_ET_META_IN_FS_METADATA, E2VERITY_ET_META_NOT_IN_USE,
- * E2VERITY_ET_META_SHARED or a libext2fs error.
+ * E2VERITY_ET_META_SHARED, E2VERITY_ET_META_UNPROVEN (the map of some inode
+ * cannot be read) or a libext2fs error.
  */
 errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
 			     const struct e2verity_owners *owners)
 {
 	ext2_filsys fs = f->fs;
-	const struct e2v_extent *last = e2v_ext4_last_extent(f);
 	struct e2verity_owners *own = NULL;
 	errcode_t err = 0;
 
-	if (!last || last->lblk + last->len <= first)
+	/* every extent, the kernel's last or not: they are in logical order */
+	if (!f->nr_extents ||
+	    f->extents[f->nr_extents - 1].lblk + f->extents[f->nr_extents - 1].len <= first)
 		return 0;
 	if (!owners) {
 		err = e2verity_owners_scan(fs, &own);
@@ -206,6 +228,8 @@ errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
 				err = E2VERITY_ET_META_SHARED;
 		}
 	}
+	if (!err && owners->unreadable)
+		err = E2VERITY_ET_META_UNPROVEN;
 	e2verity_owners_free(own);
 	return err;
 }

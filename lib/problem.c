@@ -112,7 +112,7 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "descriptor byte at offset %o, after the salt, is %h, should be 0", V | O },
 
 	{ E2VERITY_PR_DATA_MISMATCH, "DATA_MISMATCH", E,
-	  "data block %b (offset %o) does not match its hash in Merkle tree level 0: computed %C, "
+	  "data block %b (offset %o) does not match its hash in the Merkle tree: computed %C, "
 	  "stored %S (%n data blocks differ)",
 	  O | B | N | S | C },
 	{ E2VERITY_PR_TREE_MISMATCH, "TREE_MISMATCH", E,
@@ -137,6 +137,112 @@ static const struct e2verity_problem e2v_problems[] = {
 	{ E2VERITY_PR_SIG_NO_SIGNER, "SIG_NO_SIGNER", E,
 	  "built-in signature does not carry its signer's certificate, and no --cert was given",
 	  0 },
+	{ E2VERITY_PR_SIG_CONTENT_TYPE, "SIG_CONTENT_TYPE", E,
+	  "built-in signature signs content of another type than id-data, which the kernel refuses",
+	  0 },
+	{ E2VERITY_PR_SIG_VERSION, "SIG_VERSION", E,
+	  "built-in signature's SignedData version is %v; the kernel takes 1 or 3", V },
+	{ E2VERITY_PR_SIG_SIGNER_VERSION, "SIG_SIGNER_VERSION", E,
+	  "built-in signature's SignerInfo version is %v under SignedData version %x; the kernel "
+	  "takes 1 under 1 naming the signer by issuer and serial number, or 3 under 3 naming it by "
+	  "subject key identifier",
+	  V | X },
+	{ E2VERITY_PR_SIG_DIGEST_ALG, "SIG_DIGEST_ALG", E,
+	  "built-in signature's signer %v uses a digest algorithm that a kernel from 6.1 on "
+	  "refuses (they all take SHA-1, SHA-224, SHA-256, SHA-384 and SHA-512)",
+	  V },
+	{ E2VERITY_PR_SIG_PKEY_ALG, "SIG_PKEY_ALG", E,
+	  "built-in signature's signer %v names a public-key algorithm the kernel refuses for it "
+	  "(rsaEncryption for an RSA key, ecdsa-with-SHA* for an EC key)",
+	  V },
+	{ E2VERITY_PR_SIG_ATTRIBUTES, "SIG_ATTRIBUTES", E,
+	  "built-in signature's signer %v has signed attributes the kernel refuses (S/MIME "
+	  "capabilities, a repeated or missing attribute, a content type other than id-data, a "
+	  "message digest or signing time it cannot use)",
+	  V },
+	{ E2VERITY_PR_SIG_BAD_CERT, "SIG_BAD_CERT", E,
+	  "certificate %v in the built-in signature is refused by the kernel (its form, key, "
+	  "signature algorithm, dates, or a signature that fails its issuer's key)",
+	  V },
+	{ E2VERITY_PR_SIG_DIGEST_SET, "SIG_DIGEST_SET", W,
+	  "built-in signature's outer digestAlgorithms set does not list just its signers' digest "
+	  "algorithms; the kernel ignores it, other verifiers may refuse it",
+	  0 },
+	{ E2VERITY_PR_SIG_ALG_PARAMS, "SIG_ALG_PARAMS", W,
+	  "built-in signature's signer algorithms have parameters other than NULL; the kernel "
+	  "ignores them",
+	  0 },
+	{ E2VERITY_PR_SIG_TRAILING_DATA, "SIG_TRAILING_DATA", W,
+	  "%v bytes follow the built-in signature's PKCS#7 message; the kernel ignores them", V },
+	{ E2VERITY_PR_SIG_NOT_DER, "SIG_NOT_DER", W,
+	  "built-in signature is not DER (an indefinite or long length, another tag form, a "
+	  "SEQUENCE for a SET); the kernel decodes it, other verifiers may not",
+	  0 },
+
+	/* fs/ext4/extents.c __ext4_ext_check(); node block 0 is the root, in the inode */
+	{ E2VERITY_PR_EXTENT_BAD_MAGIC, "EXTENT_BAD_MAGIC", E,
+	  "extent tree node in block %b has magic %h, not 0xf30a", V | B },
+	{ E2VERITY_PR_EXTENT_BAD_DEPTH, "EXTENT_BAD_DEPTH", E,
+	  "extent tree node in block %b says it is at depth %v; its index entry puts it at depth "
+	  "%x",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_TOO_DEEP, "EXTENT_TOO_DEEP", E,
+	  "extent tree has depth %v; the kernel reads trees of depth %x at most", V | X },
+	{ E2VERITY_PR_EXTENT_BAD_MAX, "EXTENT_BAD_MAX", E,
+	  "extent tree node in block %b claims room for %v entries; it has room for 1 to %x",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_BAD_ENTRIES, "EXTENT_BAD_ENTRIES", E,
+	  "extent tree node in block %b holds %v entries, more than its room for %x", V | X | B },
+	{ E2VERITY_PR_EXTENT_EMPTY_INDEX, "EXTENT_EMPTY_INDEX", E,
+	  "extent tree index node in block %b has no entries", B },
+	{ E2VERITY_PR_EXTENT_INDEX_MISMATCH, "EXTENT_INDEX_MISMATCH", E,
+	  "extent tree node in block %b begins at logical block %v, but its index entry says %x",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_ZERO_LENGTH, "EXTENT_ZERO_LENGTH", E,
+	  "extent at logical block %v (tree node in block %b) has length 0", V | B },
+	{ E2VERITY_PR_EXTENT_LBLK_OVERFLOW, "EXTENT_LBLK_OVERFLOW", E,
+	  "extent at logical block %v of %n blocks runs past logical block 4294967294, the last "
+	  "a file has",
+	  V | N },
+	{ E2VERITY_PR_EXTENT_OUTSIDE_FS, "EXTENT_OUTSIDE_FS", E,
+	  "extent tree entry at logical block %v names %n blocks from block %x, not all between "
+	  "the first data block and the end of the filesystem",
+	  V | X | N },
+	{ E2VERITY_PR_EXTENT_IN_SYSTEM_ZONE, "EXTENT_IN_SYSTEM_ZONE", E,
+	  "extent tree entry at logical block %v names block %x, which is filesystem metadata "
+	  "(superblock, group descriptors, a bitmap, the inode table or the journal)",
+	  V | X },
+	{ E2VERITY_PR_EXTENT_OUT_OF_ORDER, "EXTENT_OUT_OF_ORDER", E,
+	  "extent at logical block %v follows the extent at logical block %x (tree node in block "
+	  "%b): out of order",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_DUPLICATE, "EXTENT_DUPLICATE", E,
+	  "two extents begin at logical block %v (tree node in block %b)", V | B },
+	{ E2VERITY_PR_EXTENT_OVERLAP, "EXTENT_OVERLAP", E,
+	  "extent at logical block %v begins inside the extent before it, which ends at logical "
+	  "block %x (tree node in block %b)",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_INDEX_ORDER, "EXTENT_INDEX_ORDER", E,
+	  "extent index entry at logical block %v does not follow the one before it, at logical "
+	  "block %x (tree node in block %b)",
+	  V | X | B },
+	{ E2VERITY_PR_EXTENT_BAD_CHECKSUM, "EXTENT_BAD_CHECKSUM", E,
+	  "extent tree node in block %b fails its checksum", B },
+	{ E2VERITY_PR_EXTENT_PAST_INDEX, "EXTENT_PAST_INDEX", W,
+	  "extent tree entry at logical block %v is not all before logical block %x, where the "
+	  "range of its index entry ends: the kernel never reads it there",
+	  V | X },
+
+	/* what the kernel named by --min-kernel cannot read */
+	{ E2VERITY_PR_KERNEL_FS_BLOCK, "KERNEL_FS_BLOCK", E,
+	  "is on a filesystem of %v-byte blocks, which the kernel it is for does not mount with "
+	  "fs-verity: before Linux 6.3 the block size must be the page size (%x bytes), and it "
+	  "can never exceed it",
+	  V | X },
+	{ E2VERITY_PR_KERNEL_TREE_BLOCK, "KERNEL_TREE_BLOCK", E,
+	  "has %v-byte Merkle tree blocks, which the kernel it is for does not read: before Linux "
+	  "6.3 they must be the page size (%x bytes), and they can never exceed it",
+	  V | X },
 };
 
 #undef W

@@ -202,6 +202,10 @@ errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 	err = e2v_ext4_file_open(fs, ino, &f);
 	if (err)
 		return err;
+	/* libext2fs will extend and punch this tree: it must be the one the kernel reads */
+	err = e2v_ext4_file_writable(&f);
+	if (err)
+		goto out;
 	if (in->i_flags & EXT4_VERITY_FL) {
 		err = e2v_sealed_state(&f, &p, opts, plan);
 		if (err || plan->action == E2VERITY_SEAL_SKIP)

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "json.h"
+#include "select.h"
 
 /* fsck(8) exit status bits */
 #define FSCK_OK 0
@@ -27,6 +27,7 @@ enum {
 	OPT_REQUIRE_SIGNATURES,
 	OPT_JSON,
 	OPT_PROGRESS,
+	OPT_MIN_KERNEL,
 };
 
 /* One file's result with the findings that belong to it, kept for printing at the end */
@@ -38,7 +39,9 @@ struct e2v_checked {
 
 struct e2v_check_cli {
 	const char *image;
-	int json, verbose, quiet;
+	int json, verbose, quiet, recursive;
+	struct e2v_kernel kernel;   /* --min-kernel, or the page size the report assumes */
+	unsigned int fs_block_size; /* of the image, for each file's oldest kernel */
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
 	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
@@ -50,7 +53,7 @@ struct e2v_check_cli {
 	const char *next_path;	 /* the path of the file being checked, when given */
 	char **paths;		 /* the PATHs given, or none: the whole image */
 	int npaths;
-	unsigned int missing; /* PATHs not found (each reported) */
+	unsigned int missing; /* PATHs not checked: not found, a directory without -r (reported) */
 	int needs_recovery;   /* the journal holds what was not replayed */
 	char errbuf[512];     /* what stopped the run, for --json */
 };
@@ -141,13 +144,78 @@ static void e2v_digest_string(const struct e2verity_check_file *f, char *out)
 	e2v_format_digest(f->desc.hash_algorithm, f->digest, out);
 }
 
+/*
+ * The oldest kernel that reads a file of this format (its block sizes): 0 when
+ * none with this page size does, or the descriptor is unknown.
+ */
+static unsigned int e2v_file_kernel(const struct e2v_check_cli *c,
+				    const struct e2verity_check_file *f)
+{
+	if (!f->have_descriptor)
+		return 0;
+	return e2verity_kernel_min(c->fs_block_size, 1u << f->desc.log_blocksize,
+				   c->kernel.page_size);
+}
+
+/*
+ * The oldest kernel that reads every file that passed: 0 with *@none set when
+ * no kernel of this page size reads one, 0 alone when none passed.
+ */
+static unsigned int e2v_image_kernel(const struct e2v_check_cli *c, int *none)
+{
+	unsigned int oldest = 0, k;
+
+	*none = 0;
+	for (size_t i = 0; i < c->nr_files; i++) {
+		const struct e2verity_check_file *f = &c->files[i].file;
+
+		if (!f->have_descriptor || f->errors)
+			continue;
+		k = e2v_file_kernel(c, f);
+		if (!k)
+			*none = 1;
+		else if (k > oldest)
+			oldest = k;
+	}
+	return *none ? 0 : oldest;
+}
+
+/* " (signed, verified; Linux 6.3 or later)": what -v adds after a file's line */
+static void e2v_file_notes(const struct e2v_check_cli *c, const struct e2v_checked *r, char *out,
+			   size_t size)
+{
+	const char *sig = r->file.signature_verified ? "signed, verified"
+			  : r->file.signed_file	     ? "signed"
+						     : NULL;
+	unsigned int k = e2v_file_kernel(c, &r->file);
+	char v[E2V_KERNEL_STRING_MAX], kern[64] = "";
+
+	/* files every kernel with fs-verity reads say nothing more */
+	if (r->file.have_descriptor && !r->file.errors) {
+		e2v_kernel_string(k, v, sizeof(v));
+		if (!k)
+			snprintf(kern, sizeof(kern), "no Linux with %u-byte pages reads it",
+				 c->kernel.page_size);
+		else if (k > E2VERITY_KERNEL_VERSION(5, 4))
+			snprintf(kern, sizeof(kern), "Linux %s or later", v);
+	}
+	if (sig && *kern)
+		snprintf(out, size, " (%s; %s)", sig, kern);
+	else if (sig || *kern)
+		snprintf(out, size, " (%s)", sig ? sig : kern);
+	else
+		*out = 0;
+}
+
 static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_stats *st)
 {
-	char msg[1024], digest[E2V_DIGEST_STRING_MAX];
+	char msg[1024], digest[E2V_DIGEST_STRING_MAX], notes[128], v[E2V_KERNEL_STRING_MAX];
+	unsigned int oldest;
+	int none;
 
 	for (size_t i = 0; i < c->nr_files; i++) {
 		const struct e2v_checked *r = &c->files[i];
-		const char *path = r->path ? r->path : "(no name)";
+		const char *path = r->path ? e2v_name(r->path) : "(no name)";
 
 		for (size_t k = 0; k < r->nr_findings; k++) {
 			const struct e2verity_finding *f = &c->findings[r->first_finding + k];
@@ -162,19 +230,28 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 			e2v_digest_string(&r->file, digest);
 		else
 			strcpy(digest, "-");
-		printf("%s %s %s%s\n", e2v_status_word(&r->file), digest, path,
-		       r->file.signature_verified ? " (signed, verified)"
-		       : r->file.signed_file	  ? " (signed)"
-						  : "");
+		e2v_file_notes(c, r, notes, sizeof(notes));
+		printf("%s %s %s%s\n", e2v_status_word(&r->file), digest, path, notes);
 	}
 	if (c->quiet)
 		return;
 	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed; "
-	       "%llu bytes hashed%s\n",
-	       c->image, (unsigned long long)st->files, (unsigned long long)st->passed,
+	       "%llu bytes hashed%s",
+	       e2v_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
 	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed,
 	       c->needs_recovery ? "; journal not replayed" : "");
+	oldest = e2v_image_kernel(c, &none);
+	e2v_kernel_string(oldest, v, sizeof(v));
+	/* said when asked (-v), or when it is news: not every kernel with fs-verity reads them */
+	if (!c->verbose && !none && oldest <= E2VERITY_KERNEL_VERSION(5, 4))
+		;
+	else if (none)
+		printf("; no Linux with %u-byte pages reads them all", c->kernel.page_size);
+	else if (oldest)
+		printf("; Linux %s or later with %u-byte pages reads them all", v,
+		       c->kernel.page_size);
+	putchar('\n');
 }
 
 /* The row says which of the finding's values mean something. */
@@ -214,6 +291,19 @@ static void e2v_json_finding(struct e2v_json *j, const struct e2verity_finding *
 	e2v_json_end_object(j);
 }
 
+/* "6.3", or null: no kernel with the page size, or a file that failed */
+static void e2v_json_kernel(struct e2v_json *j, const char *key, unsigned int version)
+{
+	char v[E2V_KERNEL_STRING_MAX];
+
+	if (!version) {
+		e2v_json_null(j, key);
+		return;
+	}
+	e2v_kernel_string(version, v, sizeof(v));
+	e2v_json_string(j, key, v);
+}
+
 static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const struct e2v_checked *r)
 {
 	const struct e2verity_check_file *f = &r->file;
@@ -222,7 +312,7 @@ static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const str
 	e2v_json_begin_object(j, NULL);
 	e2v_json_uint(j, "inode", f->ino);
 	if (r->path)
-		e2v_json_string(j, "path", r->path);
+		e2v_json_name(j, "path", r->path);
 	else
 		e2v_json_null(j, "path");
 	e2v_json_string(j, "status", e2v_status_word(f));
@@ -240,6 +330,7 @@ static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const str
 	}
 	e2v_json_bool(j, "signed", f->signed_file);
 	e2v_json_bool(j, "signature_verified", f->signature_verified);
+	e2v_json_kernel(j, "min_kernel", e2v_file_kernel(c, f));
 	e2v_json_begin_array(j, "findings");
 	for (size_t k = 0; k < r->nr_findings; k++)
 		e2v_json_finding(j, &c->findings[r->first_finding + k]);
@@ -251,6 +342,7 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 			   const char *error, int status)
 {
 	struct e2v_json j;
+	int none;
 
 	e2v_json_init(&j, stdout);
 	e2v_json_begin_object(&j, NULL);
@@ -269,11 +361,21 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_uint(&j, "errors", st->errors);
 	e2v_json_uint(&j, "warnings", st->warnings);
 	e2v_json_bool(&j, "needs_recovery", c->needs_recovery);
+	e2v_json_kernel(&j, "min_kernel", e2v_image_kernel(c, &none));
+	e2v_json_uint(&j, "kernel_page_size", c->kernel.page_size);
 	e2v_json_end_object(&j);
 	if (error)
 		e2v_json_string(&j, "error", error);
 	e2v_json_uint(&j, "exit_status", status);
 	e2v_json_end_object(&j);
+}
+
+/* A file met under a directory given with -r is checked when it is sealed, as in a whole image. */
+static int e2v_sealed(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+
+	return ext2fs_read_inode(fs, ino, &inode) || (inode.i_flags & EXT4_VERITY_FL);
 }
 
 /* What the progress goes through: @n inodes (all the sealed ones without @inos), and their data. */
@@ -307,15 +409,18 @@ static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const
 }
 
 /*
- * Checks the named files, or the whole image; *@doing/@what name a failure
- * that stops the run.  A path that cannot be looked up is reported and counted
- * in *@missing, and the others are checked all the same.
+ * Checks the named files (with -r, the sealed files under a directory), or
+ * the whole image; *@doing/@what name a failure that stops the run.  A path
+ * that cannot be selected is reported and counted in *@missing, and the
+ * others are checked all the same.
  */
 static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **paths, int npaths,
 			       struct e2verity_check_stats *st, unsigned int *missing,
 			       const char **doing, const char **what)
 {
-	ext2_ino_t *inos;
+	struct e2verity_owners *owners = NULL;
+	struct e2v_selection sel;
+	ext2_ino_t *inos = NULL;
 	errcode_t err = 0;
 
 	*what = c->image;
@@ -324,24 +429,51 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 		err = e2v_check_totals(c, fs, NULL, 0);
 		return err ? err : e2verity_check_image(fs, &c->opts, st);
 	}
-	inos = calloc(npaths, sizeof(*inos));
-	if (!inos)
-		return ENOMEM;
+	*doing = "reading";
+	err = e2v_select_init(&sel, fs, c->image);
+	if (err)
+		return err;
+	sel.recursive = c->recursive;
+	sel.verb = "checks";
 	/* every path first: a typo is reported before minutes of hashing */
-	for (int i = 0; i < npaths; i++)
-		if (e2v_cli_lookup(fs, c->image, paths[i], &inos[i]))
-			(*missing)++;
-	*doing = "checking";
-	err = e2v_check_totals(c, fs, inos, npaths);
 	for (int i = 0; i < npaths && !err; i++) {
+		unsigned int before = sel.errors;
+
+		err = e2v_select_path(&sel, paths[i]);
+		if (sel.errors > before)
+			(*missing)++;
+	}
+	/* what is checked: the files named, and the sealed ones found under a directory */
+	inos = calloc(sel.n ? sel.n : 1, sizeof(*inos));
+	if (!err && !inos)
+		err = ENOMEM;
+	for (size_t i = 0; i < sel.n && !err; i++)
+		if (!sel.v[i].walked || e2v_sealed(fs, sel.v[i].ino))
+			inos[i] = sel.v[i].ino;
+	*doing = "checking";
+	if (!err)
+		err = e2v_check_totals(c, fs, inos, sel.n);
+	/* one scan of every inode proves the blocks past EOF of all the files checked */
+	if (!err && sel.n) {
+		*doing = "reading the block maps of";
+		err = e2verity_owners_scan(fs, &owners);
+		c->opts.owners = owners;
+		*doing = "checking";
+	}
+	for (size_t i = 0; i < sel.n && !err; i++) {
 		if (!inos[i])
 			continue;
-		*what = paths[i];
-		c->next_path = paths[i];
+		*what = sel.v[i].path;
+		c->next_path = sel.v[i].path;
 		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
 	}
 	c->next_path = NULL;
+	c->opts.owners = NULL;
+	e2verity_owners_free(owners);
+	if (err)
+		*what = c->image; /* the selection's paths go with it */
 	free(inos);
+	e2v_select_free(&sel);
 	return err;
 }
 
@@ -367,6 +499,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "threads", required_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "min-kernel", required_argument, NULL, OPT_MIN_KERNEL },
 		{ "quiet", no_argument, NULL, 'q' },
 		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -375,8 +508,9 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 	int opt, status, bar = 0, progress_fd = -1;
 
 	c->opts.threads = e2v_default_threads();
+	c->kernel.page_size = 4096;
 	/* e2fsck's letters where they mean the same: -n, -f, -C, -v, -V; -p, -a, -y: not yet */
-	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqvV", longopts);
+	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvV", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
@@ -425,6 +559,20 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case 'v':
 			c->verbose = 1;
 			break;
+		case OPT_MIN_KERNEL:
+			if (e2v_parse_min_kernel(optarg, &c->kernel) ||
+			    c->kernel.version < E2VERITY_KERNEL_VERSION(5, 4))
+				return e2v_usage_error(cmd,
+						       "invalid kernel version '%s' (MAJOR.MINOR "
+						       "from 5.4, when ext4 gained fs-verity, then "
+						       ":16k or :64k for larger pages)",
+						       optarg);
+			c->opts.min_kernel = c->kernel.version;
+			c->opts.kernel_page_size = c->kernel.page_size;
+			break;
+		case 'r':
+			c->recursive = 1;
+			break;
 		case 'V':
 			printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
 			return e2v_flush_stdout() ? FSCK_ERROR : E2V_CHECK_DONE;
@@ -457,19 +605,19 @@ static int e2v_check_status(struct e2v_check_cli *c, const struct e2verity_check
 	int status = st->failed || c->needs_recovery ? FSCK_UNCORRECTED : FSCK_OK;
 
 	if (c->missing) {
-		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not found in '%s'",
-			 c->missing, c->image);
+		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not checked in '%s'",
+			 c->missing, e2v_name(c->image));
 		status |= FSCK_ERROR;
 	}
 	if (err == E2VERITY_ET_CANCELLED) {
 		fprintf(stderr, "%s: %s: check of '%s' cancelled\n", e2v_prog,
-			strsignal(e2v_cancel), c->image);
+			strsignal(e2v_cancel), e2v_name(c->image));
 		snprintf(c->errbuf, sizeof(c->errbuf), "cancelled by %s", strsignal(e2v_cancel));
 		status |= FSCK_CANCELED;
 	} else if (err) {
-		e2v_error(err, "while %s '%s'", doing, what);
+		e2v_error(err, "while %s '%s'", doing, e2v_name(what));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while %s '%s'", error_message(err),
-			 doing, what);
+			 doing, e2v_name(what));
 		status |= FSCK_ERROR;
 	}
 	return status;
@@ -489,7 +637,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 		err = e2v_load_verifier(c->opts.certfile, c->opts.cafile, &c->verifier, &failed);
 		if (err) {
 			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",
-				 error_message(err), failed);
+				 error_message(err), e2v_name(failed));
 			return FSCK_ERROR;
 		}
 		c->opts.verifier = c->verifier;
@@ -498,9 +646,10 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	if (err) {
 		/* reported by the opening: not twice */
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while opening '%s'", error_message(err),
-			 c->image);
+			 e2v_name(c->image));
 		return FSCK_ERROR;
 	}
+	c->fs_block_size = fs->blocksize;
 	/*
 	 * As e2fsck -n: the journal is not replayed, so what it would change is
 	 * not what is checked; said, and counted in the status.
@@ -508,7 +657,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	if (ext2fs_has_feature_journal_needs_recovery(fs->super)) {
 		c->needs_recovery = 1;
 		if (!c->quiet)
-			fprintf(stderr, E2V_MSG_NO_REPLAY, e2v_prog, c->image);
+			fprintf(stderr, E2V_MSG_NO_REPLAY, e2v_prog, e2v_name(c->image));
 	}
 	/* one set of hashing threads for all the files */
 	if (c->opts.threads > 1) {
@@ -522,9 +671,9 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	/* name what was checked, even after a failure, so that it can be reported */
 	err = e2v_name_files(c, fs);
 	if (err && !(status & FSCK_ERROR)) {
-		e2v_error(err, "while naming the files of '%s'", c->image);
+		e2v_error(err, "while naming the files of '%s'", e2v_name(c->image));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while naming the files of '%s'",
-			 error_message(err), c->image);
+			 error_message(err), e2v_name(c->image));
 		status |= FSCK_ERROR;
 	}
 	e2verity_workers_free(c->opts.workers);

@@ -118,8 +118,12 @@ static errcode_t e2v_health(struct e2v_image *img, unsigned int flags)
 	errcode_t err = e2verity_fs_health(img->fs);
 
 	img->doing = "checking";
-	/* what a journal would replay could overwrite anything written now: never forced */
-	if (err == E2VERITY_ET_NEEDS_RECOVERY || !(flags & E2V_IMAGE_FORCE))
+	/*
+	 * What a journal would replay could overwrite anything written now, and
+	 * the orphans' recovery would truncate them: never forced.
+	 */
+	if (err == E2VERITY_ET_NEEDS_RECOVERY || err == E2VERITY_ET_ORPHANS_PENDING ||
+	    !(flags & E2V_IMAGE_FORCE))
 		return err;
 	return 0;
 }
@@ -158,6 +162,21 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	err = e2v_lock_image(img->path, writing && !(flags & E2V_IMAGE_SHARED));
 	if (err)
 		return err;
+	img->doing = "opening";
+	if (img->disk->sparse && undo && writing) {
+		/* e2undo writes blocks at their place in a raw image: none applies to this file */
+		snprintf(img->why, sizeof(img->why),
+			 " (-z: e2undo cannot undo an Android sparse image; it is replaced only "
+			 "once the run succeeded, so an interrupted run leaves it as it was; "
+			 "keep a copy to undo one that finished)");
+		return EINVAL;
+	}
+	/* locked first: the copy of a sparse image is of what this process owns */
+	err = e2v_disk_expand(img->disk,
+			      writing && !(flags & E2V_IMAGE_SHARED) ? E2V_DISK_WRITE : 0,
+			      img->why, sizeof(img->why));
+	if (err)
+		return err;
 	img->doing = "checking";
 	err = ext2fs_check_if_mounted(img->path, &mount_flags);
 	if (err)
@@ -169,7 +188,7 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 			fprintf(stderr,
 				"%s: warning: '%s' is mounted; what is read from it may be "
 				"stale\n",
-				e2v_prog, name);
+				e2v_prog, e2v_name(name));
 	}
 	if (flags & E2V_IMAGE_WRITE) {
 		if (undo) {
@@ -247,6 +266,7 @@ void e2v_image_abandon(struct e2v_image *img)
 errcode_t e2v_image_close(struct e2v_image *img)
 {
 	errcode_t err = 0, err2;
+	int journaled = 0;
 
 	img->doing = "writing";
 	img->what = img->name;
@@ -255,14 +275,23 @@ errcode_t e2v_image_close(struct e2v_image *img)
 		img->txn = NULL;
 	}
 	if (img->fs) {
+		journaled = ext2fs_has_feature_journal(img->fs->super);
 		err2 = ext2fs_close_free(&img->fs);
 		if (!err)
 			err = err2;
-		/* a sparse image gets what was committed, encoded back whole */
-		if (!err && img->disk && img->disk->sparse && (img->flags & E2V_IMAGE_WRITE) &&
-		    !img->abandoned) {
-			img->doing = "writing the sparse image";
-			err = e2v_disk_write_back(img->disk);
+		/*
+		 * A sparse image gets what was committed, encoded back whole.
+		 * After a stop, the copy of a journaled one holds the last
+		 * commit; an unjournaled one is left as it was.
+		 */
+		if (img->disk && img->disk->sparse && (img->flags & E2V_IMAGE_WRITE)) {
+			if (!err && (!img->abandoned || journaled)) {
+				img->doing = "writing the sparse image";
+				img->what = img->name;
+				err = e2v_disk_write_back(img->disk);
+			} else {
+				e2v_disk_forget();
+			}
 		}
 	}
 	if (img->disk) {
@@ -279,7 +308,7 @@ errcode_t e2v_image_close(struct e2v_image *img)
 void e2v_image_report(const struct e2v_image *img, errcode_t err)
 {
 	if (img->reason && *img->reason)
-		e2v_error(err, "while %s '%s'%s", img->doing, img->what, img->reason);
+		e2v_error(err, "while %s '%s'%s", img->doing, e2v_name(img->what), img->reason);
 	else
 		e2v_report_image_error(err, img->doing, img->what,
 				       !!(img->flags & (E2V_IMAGE_WRITE | E2V_IMAGE_PREFLIGHT)));
@@ -315,7 +344,7 @@ errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
 	if (*fs)
 		err = ext2fs_close_free(fs);
 	if (err)
-		e2v_error(err, "while closing '%s'", image);
+		e2v_error(err, "while closing '%s'", e2v_name(image));
 	if (e2v_cli_disk) {
 		e2v_disk_free(e2v_cli_disk);
 		free(e2v_cli_disk);

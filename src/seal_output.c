@@ -24,7 +24,7 @@ static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const c
 	if (!c->manifest)
 		return 0;
 	if (e2v_manifest_add(&c->mf, path, ino)) {
-		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
+		e2v_error(ENOMEM, "while writing the manifest '%s'", e2v_name(c->manifest));
 		return -1;
 	}
 	e = &c->mf.v[c->mf.n - 1];
@@ -65,10 +65,25 @@ out:
 	return err;
 }
 
-/* Writes the manifest ("-": standard output); it appears whole or not at all. */
-int e2v_seal_manifest_write(struct e2v_seal_cli *c)
+int e2v_seal_manifest_open(struct e2v_seal_cli *c)
 {
-	struct e2v_outfile out;
+	errcode_t err;
+
+	if (!c->manifest || strcmp(c->manifest, "-") == 0)
+		return E2V_EXIT_OK;
+	err = e2v_outfile_open(&c->mout, c->manifest, 0);
+	if (err) {
+		e2v_error(err, "while writing the manifest '%s'%s", e2v_name(c->manifest),
+			  c->mout.why);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
+}
+
+/* Writes the manifest ("-": standard output); a file gets it whole or not at all. */
+int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed)
+{
+	const char *name = strcmp(c->manifest ? c->manifest : "-", "-") ? c->manifest : NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	errcode_t err;
@@ -76,33 +91,21 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c)
 	if (!c->manifest)
 		return E2V_EXIT_OK;
 	err = e2v_seal_manifest_text(c, &buf, &len);
-	if (err) {
-		e2v_error(err, "while writing the manifest '%s'", c->manifest);
-		free(buf);
-		return E2V_EXIT_FAILURE;
-	}
-	if (strcmp(c->manifest, "-") == 0) {
-		if (fwrite(buf, 1, len, stdout) != len)
-			err = errno ? errno : EIO;
-		free(buf);
-		if (err) {
-			e2v_error(err, "while writing to standard output");
-			return E2V_EXIT_FAILURE;
-		}
-		return E2V_EXIT_OK;
-	}
-	err = e2v_outfile_open(&out, c->manifest);
-	if (!err)
-		err = e2v_write_all(out.fd, buf, len, 0);
-	if (!err)
-		err = e2v_outfile_commit(&out);
-	e2v_outfile_abort(&out);
+	if (!err && name)
+		err = e2v_outfile_write(&c->mout, buf, len);
+	if (!err && name)
+		err = e2v_outfile_commit(&c->mout);
+	if (!err && !name && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
+		err = errno ? errno : EIO;
 	free(buf);
-	if (err) {
-		e2v_error(err, "while writing the manifest '%s'", c->manifest);
-		return E2V_EXIT_FAILURE;
-	}
-	return E2V_EXIT_OK;
+	if (!err)
+		return E2V_EXIT_OK;
+	/* the files stay sealed: say so, so that nobody seals the image again for the manifest */
+	e2v_error(err, "while writing the manifest %s%s%s%s%s", name ? "'" : "to standard output",
+		  name ? e2v_name(name) : "", name ? "'" : "",
+		  sealed ? "; the files are sealed in the image all the same, and " : "",
+		  sealed ? "seal -n --manifest writes the manifest again" : "");
+	return E2V_EXIT_FAILURE;
 }
 
 /*
@@ -120,7 +123,7 @@ int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_se
 	for (size_t i = 0; i < sel->n && status == E2V_EXIT_OK; i++) {
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 		if (err) {
-			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
 			status = E2V_EXIT_FAILURE;
 		} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &r.desc,
 						 r.digest)) {
@@ -137,7 +140,7 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 	fprintf(stderr,
 		"%s: %s: %s, %llu bytes, %u-byte tree blocks, metadata at blocks %llu-%llu, "
 		"%llu blocks allocated, %llu freed%s%s\n",
-		e2v_prog, path, r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
+		e2v_prog, e2v_name(path), r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
 		(unsigned long long)r->desc.data_size, 1u << r->desc.log_blocksize,
 		(unsigned long long)(r->layout.merkle_pos / bs),
 		(unsigned long long)(r->layout.end / bs - 1),
@@ -146,11 +149,38 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 		r->inline_moved ? ", inline data moved to a block" : "");
 }
 
-static void e2v_seal_note_skip(const struct e2v_seal_cli *c, const char *path)
+/* A run resumed after an interruption meets thousands: a count, the names with -v. */
+static void e2v_seal_note_skip(struct e2v_seal_cli *c, const char *path)
 {
-	if (!c->w.quiet)
+	c->skipped++;
+	if (!c->w.quiet && c->w.verbose)
 		fprintf(stderr, "%s: '%s' is already sealed with these parameters; skipped\n",
-			e2v_prog, path);
+			e2v_prog, e2v_name(path));
+}
+
+void e2v_seal_note_skips(const struct e2v_seal_cli *c)
+{
+	if (c->skipped && !c->w.quiet && !c->w.verbose)
+		fprintf(stderr,
+			"%s: %zu file%s already sealed with these parameters; skipped (-v names "
+			"them)\n",
+			e2v_prog, c->skipped, c->skipped == 1 ? " is" : "s are");
+}
+
+void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action, uint64_t blocks)
+{
+	const struct e2v_target *links;
+	size_t n;
+
+	printf("%s ", action);
+	e2v_write_name(stdout, sel->v[i].path);
+	printf(" (%llu blocks at most)\n", (unsigned long long)blocks);
+	links = e2v_select_links(sel, sel->v[i].ino, &n);
+	for (size_t k = 0; k < n; k++) {
+		fputs("and ", stdout);
+		e2v_write_name(stdout, links[k].path);
+		fputs(" (another name of the same file)\n", stdout);
+	}
 }
 
 errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,

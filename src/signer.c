@@ -118,7 +118,8 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 	if (o->key_pass) {
 		err = e2v_pass_from(o->key_pass, pass, sizeof(pass));
 		if (err) {
-			e2v_error(err, "while reading the pass phrase from '%s'", o->key_pass);
+			e2v_error(err, "while reading the pass phrase from '%s'",
+				  e2v_name(o->key_pass));
 			goto out;
 		}
 		err = e2verity_signer_load(o->keyfile, o->certfile, pass, signer);
@@ -131,7 +132,8 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 		}
 	}
 	if (err) {
-		e2v_error(err, "while loading '%s'", e2v_failed_file(err, o->keyfile, o->certfile));
+		e2v_error(err, "while loading '%s'",
+			  e2v_name(e2v_failed_file(err, o->keyfile, o->certfile)));
 		goto out;
 	}
 	if (o->embed >= 0)
@@ -140,7 +142,7 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 		fprintf(stderr,
 			"%s: warning: '%s' has no Authority Key Identifier: the kernel cannot "
 			"chain it to a CA in its keyring\n",
-			e2v_prog, o->certfile ? o->certfile : o->keyfile);
+			e2v_prog, e2v_name(o->certfile ? o->certfile : o->keyfile));
 out:
 	OPENSSL_cleanse(pass, sizeof(pass));
 	return err;
@@ -160,7 +162,7 @@ errcode_t e2v_load_verifier(const char *certfile, const char *cafile, struct e2v
 		*failed = e2v_last_failure.object;
 	else
 		*failed = certfile ? certfile : cafile;
-	e2v_error(err, "while loading '%s'", *failed);
+	e2v_error(err, "while loading '%s'", e2v_name(*failed));
 	return err;
 }
 

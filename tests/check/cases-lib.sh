@@ -24,7 +24,8 @@ base_image()
 	det_data src/a 100000
 	det_data src/b 50000
 	det_data src/c 20000
-	mke2fs -q -F -t ext4 -b 4096 -O verity img 16M >/dev/null 2>&1 || return 1
+	# shellcheck disable=SC2086 # BASE_MKE2FS: more mke2fs options, word-split (the layout moves)
+	mke2fs -q -F -t ext4 -b 4096 -O verity ${BASE_MKE2FS:-} img 16M >/dev/null 2>&1 || return 1
 	debugfs -w -f - img >/dev/null 2>&1 <<EOC || return 1
 write src/a a
 write src/b b
@@ -51,6 +52,29 @@ poke_le32()
 {
 	_o=$(img_offset img "$1" "$2") || return 1
 	put_le32 img "$_o" "$3"
+}
+
+# the helper that rewrites fields of a PKCS#7 signature (tests/helpers/pkcs7-edit.c)
+P7EDIT=${top_builddir:-$top_srcdir}/tests/helpers/pkcs7-edit
+
+# put_sig SIGFILE: SIGFILE becomes /a's built-in signature, after the descriptor at 135168 in the
+# block whose last 4 bytes (139260) hold the size word, as base_image lays /a out: sig_size, the
+# bytes, zeros up to the size word, and the size word 256 plus the signature's size
+put_sig()
+{
+	_n=$(stat -c %s "$1")
+	[ "$_n" -le 3836 ] || return 1
+	_o=$(img_offset img /a 135168) || return 1
+	head -c 3836 /dev/zero | dd of=img bs=1 seek=$((_o + 256)) conv=notrunc status=none
+	dd if="$1" of=img bs=1 seek=$((_o + 256)) conv=notrunc status=none
+	put_le32 img $((_o + 4)) "$_n"
+	put_le32 img $((_o + 4092)) $((256 + _n))
+}
+
+# signed_a KEY CERT: a.sig, what `fsverity sign` makes for /a
+signed_a()
+{
+	fsverity sign src/a a.sig --key="$1" --cert="$2" >/dev/null
 }
 
 # run COMMAND ARGS...: one e2verity command under LIMIT: "$ e2verity ...", stdout, stderr, exit status
@@ -89,4 +113,69 @@ guard()
 		echo "e2fsck -fn worse: exit $_fsck_before before, $_fsck_after after"
 	fi
 	rm -f guard.before guard.dump
+}
+
+# frag_image NFRAG [mke2fs options...]: img, 16 MiB, 4 KiB blocks, with /f: a file of 2*NFRAG-1
+# blocks with every odd block punched out, so NFRAG extents of one block each (logical 0, 2, 4 ...),
+# sealed by e2verity.  Past 4 extents the root in the inode is an index (depth 1) over leaf nodes
+# of up to 340 extents each.
+frag_image()
+{
+	_n=$1
+	shift
+	mkdir -p src
+	det_data src/f $((2 * _n * 4096 - 4096))
+	mke2fs -q -F -t ext4 -b 4096 -O verity "$@" img 16M >/dev/null 2>&1 || return 1
+	{
+		echo "write src/f f"
+		_i=1
+		while [ "$_i" -lt $((2 * _n - 1)) ]; do
+			echo "punch /f $_i $_i"
+			_i=$((_i + 2))
+		done
+	} | debugfs -w -f - img >/dev/null 2>&1 || return 1
+	"$E2VERITY" seal img /f >/dev/null
+}
+
+# tree_child PATH K: the block of the Kth entry (from 1) of the index node in PATH's inode
+tree_child()
+{
+	debugfs -R "ex \"$1\"" img 2>/dev/null | sed -n '2,$p' |
+		sed -E 's#/ +#/#g; s# +- +#-#g; s#^ +##' |
+		awk -v k="$2" '{ split($1, l, "/"); split($2, e, "/"); if (l[1] == 0 && l[2] > 0 && e[1] == k) print $4 }'
+}
+
+# node_le16 BLOCK OFFSET VALUE and node_le32: a little-endian value at byte OFFSET of img's block
+# BLOCK (4 KiB blocks), for extent tree nodes outside the inode
+node_le16()
+{
+	# shellcheck disable=SC2059
+	printf "$(printf '\\%03o\\%03o' $(($3 & 255)) $(($3 >> 8 & 255)))" |
+		dd of=img bs=1 seek=$(($1 * 4096 + $2)) conv=notrunc status=none
+}
+
+node_le32()
+{
+	put_le32 img $(($1 * 4096 + $2)) "$3"
+}
+
+# fsck_says: what the oracle thinks of img, e2fsck -fn changing nothing
+fsck_says()
+{
+	if e2fsck -fn img >/dev/null 2>&1; then
+		echo "e2fsck -fn: clean"
+	else
+		echo "e2fsck -fn: finds errors"
+	fi
+}
+
+# refused PATH: check img, then unseal, seal --force and measure of PATH (each should refuse and
+# leave img unchanged), and what e2fsck -fn says of img
+refused()
+{
+	run check img
+	OTHERS=${OTHERS:-} guard unseal img "$1"
+	OTHERS=${OTHERS:-} guard seal --force img "$1"
+	run measure img "$1"
+	fsck_says
 }
