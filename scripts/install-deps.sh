@@ -5,7 +5,7 @@ set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 	libext2fs-dev comerr-dev e2fsprogs libssl-dev openssl check
 	fsverity groff-base
-	libblkid-dev fdisk android-libsparse-dev android-sdk-libsparse-utils
+	libblkid-dev fdisk android-sdk-libsparse-utils
 	debhelper lintian
 	clang libclang-rt-14-dev valgrind
 	qemu-system-x86 linux-image-amd64 busybox-static keyutils cpio

@@ -168,6 +168,9 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		status = E2V_EXIT_FAILURE;
 	}
+	/* a manifest that cannot be written is found out before the image is */
+	if (e2v_seal_manifest_open(&c) != E2V_EXIT_OK)
+		goto out;
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
 	err = e2v_write_image_open(&pre, &c.w, 1);
 	if (err) {
@@ -227,8 +230,10 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		if (c.manifest) {
 			status = e2v_seal_digests(&c, fs, &sel);
 			if (status == E2V_EXIT_OK)
-				status = e2v_seal_manifest_write(&c);
+				status = e2v_seal_manifest_write(&c, 0);
 		}
+		if (status == E2V_EXIT_OK && e2v_flush_stdout())
+			status = E2V_EXIT_FAILURE;
 		goto out;
 	}
 	e2v_image_close(&pre);
@@ -240,8 +245,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (status == E2V_EXIT_OK)
 		e2v_seal_note_skips(&c);
 	if (status == E2V_EXIT_OK)
-		status = e2v_seal_manifest_write(&c);
-	if (e2v_flush_stdout())
+		status = e2v_seal_manifest_write(&c, work);
+	if (status == E2V_EXIT_OK && e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
 out:
 	e2v_image_close(&pre);

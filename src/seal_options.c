@@ -146,6 +146,7 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 void e2v_seal_cli_free(struct e2v_seal_cli *c)
 {
 	e2v_manifest_free(&c->mf);
+	e2v_outfile_abort(&c->mout);
 	for (size_t i = 0; i < c->ndetached; i++)
 		free(c->detached[i].sig);
 	free(c->detached);

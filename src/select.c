@@ -449,7 +449,8 @@ errcode_t e2v_write_image_open(struct e2v_image *img, const struct e2v_write_arg
 	if (preflight)
 		return e2v_image_open(
 			img, w->image,
-			flags | E2V_IMAGE_PREFLIGHT | (w->dry_run ? E2V_IMAGE_SHARED : 0), NULL);
+			flags | E2V_IMAGE_PREFLIGHT | (w->dry_run ? E2V_IMAGE_SHARED : 0),
+			w->dry_run ? NULL : w->undo_file);
 	return e2v_image_open(img, w->image, flags | E2V_IMAGE_WRITE, w->undo_file);
 }
 
