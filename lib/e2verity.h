@@ -115,6 +115,10 @@ enum e2verity_problem_code {
 	E2VERITY_PR_EXTENT_INDEX_ORDER = 0x060f,
 	E2VERITY_PR_EXTENT_BAD_CHECKSUM = 0x0610,
 	E2VERITY_PR_EXTENT_PAST_INDEX = 0x0611,
+
+	/* what the kernel named by e2verity_check_opts.min_kernel cannot read */
+	E2VERITY_PR_KERNEL_FS_BLOCK = 0x0701,
+	E2VERITY_PR_KERNEL_TREE_BLOCK = 0x0702,
 };
 
 /* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */
@@ -253,8 +257,15 @@ struct e2verity_check_opts {
 	/* Hashing progress: @done of @total data bytes (of the whole image for check_image). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
+	/*
+	 * The oldest kernel the image is for (E2VERITY_KERNEL_VERSION()), or 0:
+	 * a file that kernel cannot read is an error (KERNEL_FS_BLOCK,
+	 * KERNEL_TREE_BLOCK), as e2verity_kernel_min() tells.
+	 */
+	uint32_t min_kernel;
+	uint32_t kernel_page_size; /* that kernel's page size; 0 means 4096 */
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[8];
+	uint64_t reserved[7];
 };
 
 /**

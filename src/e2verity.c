@@ -27,11 +27,13 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
 	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
 	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
-	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] IMAGE [PATH...]",
+	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] [--min-kernel=VERSION]\n"
+	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[--partition=N|NAME|UUID] [-n] [-f] [-r] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"
-	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures] IMAGE [PATH...]",
+	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures] [--min-kernel=VERSION]\n"
+	  "\t\tIMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
 	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", E2V_EXIT_USAGE,

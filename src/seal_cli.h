@@ -26,11 +26,13 @@ struct e2v_seal_cli {
 	struct e2v_detached *detached;
 	size_t ndetached;
 	const char *manifest; /* where each file's digest line goes, or NULL */
+	struct e2v_outfile mout; /* opened before anything is written */
 	int for_builtin_sig;
 	enum e2v_manifest_format mformat;
 	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
 	struct e2verity_verifier *verifier; /* --cert/--ca for detached signatures */
+	struct e2v_kernel kernel; /* --min-kernel */
 	int progress;
 	/* progress display */
 	struct e2v_progress bar;
@@ -67,9 +69,11 @@ void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *s
 /* How many files were sealed already (one line each with -v, said as they were met). */
 void e2v_seal_note_skips(const struct e2v_seal_cli *c);
 /* A dry run's line for file @i: "ACTION PATH (N blocks at most)", then its other names. */
-void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
-		   uint64_t blocks);
+void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action, uint64_t blocks);
 int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel);
-int e2v_seal_manifest_write(struct e2v_seal_cli *c);
+/* Opens the manifest's file before the image is written: a bad path costs nothing. */
+int e2v_seal_manifest_open(struct e2v_seal_cli *c);
+/* Writes the manifest; @sealed: the image was written, which a failure here does not undo. */
+int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed);
 
 #endif /* E2VERITY_SEAL_CLI_H */

@@ -118,7 +118,8 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 	if (o->key_pass) {
 		err = e2v_pass_from(o->key_pass, pass, sizeof(pass));
 		if (err) {
-			e2v_error(err, "while reading the pass phrase from '%s'", e2v_name(o->key_pass));
+			e2v_error(err, "while reading the pass phrase from '%s'",
+				  e2v_name(o->key_pass));
 			goto out;
 		}
 		err = e2verity_signer_load(o->keyfile, o->certfile, pass, signer);
