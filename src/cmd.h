@@ -352,6 +352,7 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_check(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_diff(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[]);

@@ -35,6 +35,13 @@ static errcode_t e2v_lock_image(const char *path, int exclusive)
 
 	if (e2v_lock_fd >= 0 && (e2v_lock_exclusive || !exclusive))
 		return 0;
+	/* check -p read the image first: its shared lock becomes the writer's (a second would wait) */
+	if (e2v_lock_fd >= 0) {
+		if (flock(e2v_lock_fd, LOCK_EX | LOCK_NB) < 0)
+			return errno == EWOULDBLOCK ? E2VERITY_ET_LOCKED : errno;
+		e2v_lock_exclusive = 1;
+		return 0;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
