@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extent_renew.h"
 #include "measure.h"
 #include "past_eof.h"
+#include "seal_blocks.h"
+#include "seal_quota.h"
+#include "txn.h"
 
 /* copies of the blocks to write, kept from the first pass; past this the data is hashed twice */
 #define E2V_REPAIR_KEEP_MAX (64u << 20)
@@ -169,6 +173,66 @@ static errcode_t e2v_write_patches(struct e2v_tree_repair *r, int fits)
 	return err;
 }
 
+/*
+ * Without a journal no block that the inode on disk points to is written
+ * over (doc/unjournaled.md): the metadata region is rebuilt in fresh blocks,
+ * the tree from the data, and what follows it (descriptor, signature, size
+ * word) copied byte for byte; the inode's one write then switches the file
+ * to them whole, and the old blocks are released after it.
+ */
+static errcode_t e2v_repair_fresh(struct e2v_tree_repair *r, const struct e2v_verity_meta *m,
+				  const struct e2verity_params *p, uint64_t tree_size,
+				  unsigned int ds)
+{
+	struct e2v_ext4_file *f = r->f;
+	ext2_filsys fs = f->fs;
+	const unsigned int bs = fs->blocksize;
+	const uint64_t rest = e2v_round_up(m->layout.merkle_pos + tree_size, bs);
+	const blk64_t first = m->layout.merkle_pos / bs, end = m->layout.end / bs;
+	struct ext2_inode *in = EXT2_INODE(&f->inode);
+	const blk64_t iblocks = ext2fs_get_stat_i_blocks(fs, in);
+	struct e2v_tree_writer w = { 0 };
+	struct e2verity_result got;
+	uint8_t *after = NULL;
+	errcode_t err, qerr;
+
+	after = malloc(m->layout.end - rest);
+	if (!after)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_ext4_file_read(f, after, m->layout.end - rest, rest);
+	if (!err)
+		err = e2v_extent_tree_renew(fs, f->ino, in);
+	if (!err)
+		err = e2v_ext4_file_reload(f);
+	if (!err)
+		err = e2v_punch_from(f, first);
+	if (!err)
+		err = e2v_alloc_range(f, first, end - first, 0);
+	if (!err)
+		err = e2v_tree_writer_init(&w, f, m->layout.merkle_pos, tree_size);
+	if (!err)
+		err = e2verity_compute_sparse(p, m->desc.data_size, e2v_repair_read,
+					      e2v_repair_seek, r, e2v_tree_writer_block, &w, &got);
+	/* the data cannot change under the image's lock: this is only the proof of it */
+	if (!err && memcmp(got.desc.root_hash, m->desc.root_hash, ds) != 0)
+		err = E2VERITY_ET_CORRUPT;
+	if (!err)
+		err = e2v_tree_writer_bytes(&w, after, m->layout.end - rest, rest);
+	if (!err)
+		err = e2v_tree_writer_flush(&w);
+	/* whatever the extent tree gained or lost is the owner's quota */
+	if (f->bounce) {
+		qerr = e2v_quota_charge_inode(
+			fs, &f->inode,
+			((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)iblocks) * 512);
+		if (!err)
+			err = qerr;
+	}
+	e2v_tree_writer_free(&w);
+	free(after);
+	return err;
+}
+
 static void e2v_repair_free(struct e2v_tree_repair *r)
 {
 	for (size_t i = 0; i < r->npatches; i++)
@@ -271,6 +335,12 @@ errcode_t e2verity_repair_tree(ext2_filsys fs, ext2_ino_t ino,
 	}
 	if (!r.nbad)
 		goto out;
+	if (e2v_txn_unjournaled(fs)) {
+		err = e2v_repair_fresh(&r, &m, &p, got.geo.tree_size, ds);
+		if (!err)
+			res->blocks_rewritten = r.nbad;
+		goto out;
+	}
 	err = e2v_make_room(opts->txn, e2v_bad_fs_blocks(&r, got.geo.tree_blocks), &fits);
 	if (err)
 		goto out;
