@@ -691,6 +691,12 @@ struct e2verity_seal_opts {
 	struct e2verity_batch *batch;
 	/* or NULL: once *@cancel is non-zero, sealing stops with E2VERITY_ET_CANCELLED */
 	const volatile sig_atomic_t *cancel;
+	/*
+	 * e2verity_owners_scan()'s map of the filesystem, made before this run of
+	 * seals, to prove that every block a seal writes into is the file's alone;
+	 * or NULL: each e2verity_seal_prepare() scans every inode itself.
+	 */
+	const struct e2verity_owners *owners;
 	/* must be zero, as e2verity_params.reserved */
 	uint64_t reserved[8];
 };
@@ -755,8 +761,11 @@ errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts
  *
  * Refuses, without writing, anything that cannot be sealed: not a regular
  * file, block-mapped, encrypted, DAX, append-only, an extent tree the kernel
- * refuses or reads otherwise than libext2fs (E2VERITY_ET_EXTENT_*), blocks
- * past EOF that are not provably the file's own, or sealed already with
+ * refuses or reads otherwise than libext2fs (E2VERITY_ET_EXTENT_*), a block
+ * holding EOF or past it that is not provably the file's alone
+ * (E2VERITY_ET_META_*), a block bitmap that calls used blocks free
+ * (E2VERITY_ET_BITMAP_STALE: what sealing allocates might be another's), or
+ * sealed already with
  * other parameters (or with unreadable metadata) unless E2VERITY_SEAL_FORCE.
  * A file sealed already with the same parameters (including whether it is
  * signed) gives E2VERITY_SEAL_SKIP and the stored digest.

@@ -8,6 +8,7 @@
 #include "ahead.h"
 #include "extent_renew.h"
 #include "orphan.h"
+#include "past_eof.h"
 #include "punch.h"
 #include "seal.h"
 #include "seal_blocks.h"
@@ -108,7 +109,7 @@ static errcode_t e2v_seal_begin(struct e2v_sealing *s, struct e2verity_seal_resu
 		err = e2v_move_inline_data(fs, s->ino, &s->f, &s->inline_blocks);
 		res->inline_moved = !err;
 	} else {
-		err = e2v_ext4_file_open(fs, s->ino, &s->f);
+		err = e2v_ext4_file_open_in(fs, e2v_owners_zone(s->opts->owners), s->ino, &s->f);
 	}
 	if (err)
 		return err;

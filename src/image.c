@@ -76,16 +76,15 @@ static void e2v_fix_time(ext2_filsys fs)
 
 /*
  * Checks that the undo file can be made before anything is opened for
- * writing (libext2fs 1.47.0 crashes in ext2fs_open2() when it cannot), and
- * sets the undo io manager up over @io.  A directory gets a file of its own
- * named after the image, as e2fsprogs' tools name theirs.
+ * writing, and sets the undo io manager (undo_io.c) up over @io.  A directory
+ * gets a file of its own named after the image, as e2fsprogs' tools name
+ * theirs.
  */
 static errcode_t e2v_undo_setup(struct e2v_image *img, const char *undo, io_manager *io)
 {
 	struct stat st;
 	char *copy;
 	int fd;
-	errcode_t err;
 
 	img->doing = "creating the undo file";
 	if (stat(undo, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -111,13 +110,7 @@ static errcode_t e2v_undo_setup(struct e2v_image *img, const char *undo, io_mana
 		return errno;
 	close(fd);
 	unlink(img->undo_path);
-	err = set_undo_io_backing_manager(*io);
-	if (!err)
-		err = set_undo_io_backup_file(img->undo_path);
-	if (err)
-		return err;
-	*io = undo_io_manager;
-	return 0;
+	return e2v_undo_io_manager(*io, img->undo_path, io);
 }
 
 static errcode_t e2v_health(struct e2v_image *img, unsigned int flags)
@@ -213,6 +206,9 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	err = ext2fs_open2(img->disk->open_name, opts, open_flags, 0, 0, io, &img->fs);
 	if (err) {
 		img->fs = NULL;
+		/* nothing was written: an undo file would only mislead */
+		if (img->undo_path)
+			unlink(img->undo_path);
 		return err;
 	}
 	/*
