@@ -396,7 +396,8 @@ int e2v_listing_read(const char *name, struct e2v_listing *l)
 		return -1;
 	}
 	/* one path twice: which digest is meant would be a guess */
-	qsort(l->v, l->n, sizeof(*l->v), e2v_listed_cmp);
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), e2v_listed_cmp);
 	for (size_t i = 1; i < l->n; i++)
 		if (strcmp(l->v[i].path, l->v[i - 1].path) == 0 &&
 		    e2v_listing_problem(l, E2VERITY_PR_MANIFEST_DUPLICATE, l->v[i].line,
