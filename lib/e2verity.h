@@ -662,6 +662,13 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
 /* e2verity_seal_opts.flags */
 #define E2VERITY_SEAL_IMMUTABLE 0x1 /* also set the immutable flag (the kernel never does) */
 #define E2VERITY_SEAL_FORCE 0x2	    /* reseal files that are sealed already, whatever their state */
+/*
+ * @sign may be called on the hashing threads of a batch, several calls at
+ * once: a small file's signature is then made where its tree is, and
+ * signing scales with the threads.  e2verity_sign_digest() with one signer
+ * allows it.
+ */
+#define E2VERITY_SEAL_SIGN_ANY_THREAD 0x4
 
 /*
  * Signs a file digest for the built-in signature stored after the descriptor.
