@@ -292,16 +292,15 @@ static int e2v_json_entry(struct e2v_listing *l, size_t *cap, const struct e2v_j
 	     e2verity_hash_alg_by_name(alg->str)->num != e.alg))
 		why = "\"hash_algorithm\" is not the digest's";
 	if (!why && bs) {
-		if (bs->type != E2V_JNUMBER || e2v_parse_u64(bs->str, E2VERITY_MAX_BLOCK_SIZE, &v) ||
+		if (bs->type != E2V_JNUMBER ||
+		    e2v_parse_u64(bs->str, E2VERITY_MAX_BLOCK_SIZE, &v) ||
 		    v < E2VERITY_MIN_BLOCK_SIZE || (v & (v - 1)))
 			why = "\"block_size\" is not a power of 2 from 1024 to 65536";
 		else
 			e.block_size = v;
 	}
 	if (!why && salt) {
-		n = salt->type == E2V_JSTRING
-			    ? e2v_hex2bin(salt->str, e.salt, sizeof(e.salt))
-			    : -1;
+		n = salt->type == E2V_JSTRING ? e2v_hex2bin(salt->str, e.salt, sizeof(e.salt)) : -1;
 		if (n < 0)
 			why = "\"salt\" is not hex of at most 32 bytes";
 		e.salt_size = n < 0 ? 0 : n;
