@@ -214,6 +214,8 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	free(j->sig);
 	j->sig = NULL;
 	j->sig_size = 0;
+	free(j->meta);
+	j->meta = NULL;
 	j->held = 0;
 }
 
@@ -249,6 +251,8 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 			free(j->extents);
 			j->extents = NULL;
 			j->nr_extents = 0;
+			free(j->meta);
+			j->meta = NULL;
 		} else {
 			j->state = E2V_JOB_QUEUED;
 			a->bytes += j->size;
@@ -452,6 +456,8 @@ void e2v_ahead_free(struct e2verity_batch *a)
 		pthread_join(a->threads[i], NULL);
 	for (size_t i = 0; i < E2V_AHEAD_MAX_JOBS; i++) {
 		free(a->ring[i].extents);
+		free(a->ring[i].meta);
+		free(a->ring[i].sig);
 		free(a->ring[i].tree);
 		free(a->ring[i].offsets);
 	}

@@ -39,6 +39,8 @@ struct e2v_ahead_job {
 	struct e2verity_result res;
 	uint8_t *sig; /* malloc()ed: made by @sign, or the stored one to judge */
 	size_t sig_size;
+	/* check: the metadata region of @extents and @size, read whole by the prepare callback */
+	uint8_t *meta;
 	int verified; /* @verify_rep holds the verdict */
 	struct e2v_sig_report verify_rep;
 	uint8_t *tree;
