@@ -94,16 +94,17 @@ static const char *e2v_action_word(enum e2verity_seal_action a)
  * is written.  Returns 0 when sealing may go ahead.
  */
 static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
-			      const struct e2v_selection *sel, struct e2verity_seal_plan *plans,
+			      const struct e2v_selection *sel, struct e2v_seal_brief *plans,
 			      int *work)
 {
+	struct e2verity_seal_plan plan;
 	uint64_t need = 0, freed = 0, avail = ext2fs_free_blocks_count(fs->super);
 	unsigned int bad = 0;
 	errcode_t err;
 
 	*work = 0;
 	for (size_t i = 0; i < sel->n; i++) {
-		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plans[i]);
+		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plan);
 		if (err) {
 			e2v_error(err, "while checking '%s'%s", e2v_name(sel->v[i].path),
 				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino)
@@ -111,13 +112,14 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 			bad++;
 			continue;
 		}
-		need += plans[i].blocks_needed;
-		freed += plans[i].blocks_freed;
-		if (plans[i].action != E2VERITY_SEAL_SKIP)
+		plans[i].data_size = plan.data_size;
+		plans[i].action = plan.action;
+		need += plan.blocks_needed;
+		freed += plan.blocks_freed;
+		if (plan.action != E2VERITY_SEAL_SKIP)
 			*work = 1;
 		if (c->w.dry_run && !c->w.quiet)
-			e2v_seal_list(sel, i, e2v_action_word(plans[i].action),
-				      plans[i].blocks_needed);
+			e2v_seal_list(sel, i, e2v_action_word(plan.action), plan.blocks_needed);
 	}
 	if (bad || sel->errors)
 		return E2V_EXIT_FAILURE;
@@ -138,7 +140,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	struct e2v_seal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
-	struct e2verity_seal_plan *plans = NULL;
+	struct e2v_seal_brief *plans = NULL;
 	struct e2v_image pre = { 0 };
 	struct e2verity_owners *owners = NULL;
 	ext2_filsys fs = NULL;
@@ -245,14 +247,15 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			status = E2V_EXIT_FAILURE;
 		goto out;
 	}
+	/* nothing to write: the plans are made again for the digests, from the read-only handle */
+	if (!work)
+		status = e2v_seal_report_skips(&c, fs, &sel);
 	/* the map is the read-only handle's: the writes make their own */
 	c.opts.owners = NULL;
 	e2verity_owners_free(owners);
 	owners = NULL;
 	e2v_image_close(&pre);
-	if (!work)
-		e2v_seal_report_skips(&c, &sel, plans);
-	else
+	if (work)
 		status = e2v_seal_write(&c, &sel, plans);
 	/* a stopped run's summary counts them already */
 	if (status == E2V_EXIT_OK)

@@ -41,6 +41,15 @@ struct e2v_seal_cli {
 	size_t skipped; /* files reported as sealed already, with these parameters */
 };
 
+/*
+ * What the pre-flight found of one file, for the writing phase: the whole
+ * plan (424 bytes) for every file would be most of a large run's memory.
+ */
+struct e2v_seal_brief {
+	uint64_t data_size;
+	enum e2verity_seal_action action;
+};
+
 /* seal_options.c: the command line, checked whole; E2V_EXIT_OK or the usage status */
 int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct e2v_seal_cli *c);
 void e2v_seal_cli_free(struct e2v_seal_cli *c);
@@ -54,18 +63,18 @@ errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing);
 int e2v_detached_open(struct e2v_seal_cli *c);
 int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
 int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-			const struct e2verity_seal_plan *plans);
+			const struct e2v_seal_brief *plans);
 
 /* seal_write.c: the writing phase, in journal transactions; the pre-flight has passed */
 int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-		   const struct e2verity_seal_plan *plans);
+		   const struct e2v_seal_brief *plans);
 
 /* seal_output.c: what a run prints, and the manifest */
 /* One committed file: its digest line, its manifest entry, a note for a skip or -v. */
 errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 			  const struct e2verity_seal_result *res, unsigned int bs);
-void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-			   const struct e2verity_seal_plan *plans);
+/* Every file is sealed already: each one's digest and manifest entry, from the plan made anew */
+int e2v_seal_report_skips(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel);
 /* How many files were sealed already (one line each with -v, said as they were met). */
 void e2v_seal_note_skips(const struct e2v_seal_cli *c);
 /* A dry run's line for file @i: "ACTION PATH (N blocks at most)", then its other names. */

@@ -197,13 +197,20 @@ errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 }
 
 /* Nothing to write: say so for the files that are sealed already. */
-void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-			   const struct e2verity_seal_plan *plans)
+int e2v_seal_report_skips(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel)
 {
+	struct e2verity_seal_plan plan;
+	errcode_t err;
+
 	for (size_t i = 0; i < sel->n; i++) {
-		e2v_print_digest(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
-		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
-				      plans[i].digest);
+		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plan);
+		if (err) {
+			e2v_error(err, "while checking '%s'", e2v_name(sel->v[i].path));
+			return E2V_EXIT_FAILURE;
+		}
+		e2v_print_digest(c, plan.desc.hash_algorithm, plan.digest, sel->v[i].path);
+		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plan.desc, plan.digest);
 		e2v_seal_note_skip(c, sel->v[i].path);
 	}
+	return E2V_EXIT_OK;
 }
