@@ -500,11 +500,53 @@ errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed);
 errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
 				     const struct e2verity_owners *owners, blk64_t *freed);
 
+/* ---- security.ima -------------------------------------------------------------- */
+
+/**
+ * e2verity_ima_get() - an inode's security.ima extended attribute
+ * @fs: open filesystem
+ * @ino: the inode
+ * @value: its bytes, malloc()ed; free() them
+ * @len: their number
+ *
+ * Return: 0, E2VERITY_ET_IMA_NONE for an inode without one, or an error of
+ * libext2fs (an attribute block that cannot be read).
+ */
+errcode_t e2verity_ima_get(ext2_filsys fs, ext2_ino_t ino, uint8_t **value, size_t *len);
+
+/**
+ * e2verity_ima_set() - set or remove an inode's security.ima
+ * @fs: filesystem opened read-write, borrowed
+ * @ino: the inode
+ * @value: the new value (e2verity_ima_sign() makes one), or NULL to remove it
+ * @len: its size
+ *
+ * Through libext2fs' extended attribute handles: in the inode's body if it
+ * fits there, else in an extended attribute block.  A block the inode has is
+ * never written in place: its attributes move to a new one, so that inside
+ * a transaction (e2verity_txn_begin()) the inode's one write switches them,
+ * with or without a journal.  The quota is charged for a block gained.
+ * Nothing is written when the value cannot be stored.
+ *
+ * Return: 0, E2VERITY_ET_IMA_NO_ROOM (the inode's other attributes leave no
+ * room), E2VERITY_ET_IMA_SHARED_BLOCK (a block shared with other inodes,
+ * without a journal), E2VERITY_ET_IMA_EA_INODE, E2VERITY_ET_NO_SPACE,
+ * E2VERITY_ET_IMA_MALFORMED (no bytes, or more than E2VERITY_IMA_MAX_SIZE),
+ * or an error of libext2fs.
+ */
+errcode_t e2verity_ima_set(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value, size_t len);
+
 /* ---- sealing files in an ext4 image ------------------------------------------ */
 
 /* e2verity_seal_opts.flags */
 #define E2VERITY_SEAL_IMMUTABLE 0x1 /* also set the immutable flag (the kernel never does) */
 #define E2VERITY_SEAL_FORCE 0x2	    /* reseal files that are sealed already, whatever their state */
+/*
+ * Only security.ima (@ima_sign): every file must be sealed already, and its
+ * seal is left as it is, whatever its parameters; E2VERITY_SEAL_FORCE then
+ * replaces a security.ima without resealing
+ */
+#define E2VERITY_SEAL_IMA_ONLY 0x4
 
 /*
  * Signs a file digest for the built-in signature stored after the descriptor.
@@ -534,8 +576,33 @@ struct e2verity_seal_opts {
 	struct e2verity_batch *batch;
 	/* or NULL: once *@cancel is non-zero, sealing stops with E2VERITY_ET_CANCELLED */
 	const volatile sig_atomic_t *cancel;
+	/*
+	 * security.ima: an IMA fs-verity signature (sigv3), the whole value as
+	 * e2verity_ima_sign() makes it, made by @ima_sign once the digest is
+	 * known and written with the seal, in its transaction; NULL for none.
+	 * A file sealed already (E2VERITY_SEAL_SKIP) gets one too.  One the
+	 * file has is replaced only with E2VERITY_SEAL_FORCE, unless @ima_keep
+	 * says it is right as it is.
+	 */
+	e2verity_sign_fn ima_sign;
+	/* 1: the file's security.ima @value is what @ima_sign would make (kept); or NULL */
+	int (*ima_keep)(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *value,
+			size_t len);
+	void *ima_ctx; /* for @ima_sign and @ima_keep */
+	/* upper bound of what @ima_sign returns, for the space check; 0: E2VERITY_IMA_MAX_SIZE */
+	size_t ima_size_max;
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[8];
+	uint64_t reserved[4];
+};
+
+/* What sealing does with a file's security.ima */
+enum e2verity_ima_action {
+	E2VERITY_IMA_NONE = 0, /* nothing */
+	E2VERITY_IMA_WRITE,    /* the file has none: one is written */
+	E2VERITY_IMA_REPLACE,  /* the file's is replaced (E2VERITY_SEAL_FORCE) */
+	E2VERITY_IMA_KEEP,     /* the file's is kept: @ima_keep found it right */
+	/* resealed without @ima_sign: an fs-verity signature of the old digest is removed */
+	E2VERITY_IMA_REMOVE,
 };
 
 enum e2verity_seal_action {
@@ -563,6 +630,8 @@ struct e2verity_seal_plan {
 	struct e2verity_descriptor desc;
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 	unsigned int digest_size;
+	/* security.ima; REMOVE: if the digest changes (blocks_needed counts its block) */
+	enum e2verity_ima_action ima;
 };
 
 /* What sealing one inode did */
@@ -576,6 +645,8 @@ struct e2verity_seal_result {
 	uint64_t blocks_freed;
 	int inline_moved; /* the inline data was moved into a block */
 	int tail_zeroed;  /* stale bytes after EOF in the last data block were zeroed */
+	enum e2verity_ima_action ima; /* what was done with security.ima */
+	uint32_t ima_key_id;	      /* for WRITE, REPLACE and KEEP: the value's key id */
 };
 
 /**

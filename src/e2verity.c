@@ -25,9 +25,12 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--exclude=GLOB]... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS] [--embed-cert|--no-embed-cert]]\n"
 	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
+	  "\t\t[--ima-key=KEYFILE [--ima-cert=CERTFILE] [--ima-key-pass=PASS]\n"
+	  "\t\t |--ima-signatures-from=DIR|FILE [--ima-cert=CERTFILE]] [--ima-only]\n"
 	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
 	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
-	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] IMAGE [PATH...]",
+	  "\t\t[--manifest=FILE [--for-builtin-sig|--for-ima-sig] [--compact|--json]]\n"
+	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[--partition=N|NAME|UUID] [-n] [-f] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"

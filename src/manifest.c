@@ -15,20 +15,31 @@
  * One place for the line format, so that a manifest written by one command is
  * read by `fsverity`-based tooling and by the other commands alike.
  */
-int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char *path,
-		    int for_builtin_sig)
+/* The hex of what a signature of @form signs, or of the digest itself */
+static int e2v_signed_hex(unsigned int alg, const uint8_t *digest, int form, char *hex)
+{
+	uint8_t buf[E2VERITY_FORMATTED_DIGEST_MAX + E2VERITY_IMA_FILE_ID_MAX];
+	size_t len;
+
+	if (form == E2V_FORM_BUILTIN ? e2verity_formatted_digest(alg, digest, buf, &len)
+	    : form == E2V_FORM_IMA   ? e2verity_ima_file_id(alg, digest, buf, &len)
+				     : (len = e2verity_hash_alg_by_num(alg)->digest_size,
+					memcpy(buf, digest, len), 0))
+		return EINVAL;
+	e2v_bin2hex(buf, len, hex);
+	return 0;
+}
+
+int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char *path, int form)
 {
 	const struct e2verity_hash_alg *a = e2verity_hash_alg_by_num(alg);
 	char hex[2 * E2VERITY_FORMATTED_DIGEST_MAX + 1];
-	uint8_t formatted[E2VERITY_FORMATTED_DIGEST_MAX];
-	size_t len;
 
 	if (!a)
 		return EINVAL;
-	if (for_builtin_sig) {
-		if (e2verity_formatted_digest(alg, digest, formatted, &len))
+	if (form != E2V_FORM_DIGEST) {
+		if (e2v_signed_hex(alg, digest, form, hex))
 			return EINVAL;
-		e2v_bin2hex(formatted, len, hex);
 		fprintf(f, "%s ", hex);
 	} else {
 		e2v_bin2hex(digest, a->digest_size, hex);
@@ -232,8 +243,8 @@ static void e2v_manifest_json_entry(struct e2v_json *j, const struct e2v_manifes
 	e2v_json_end_object(j);
 }
 
-void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int for_builtin_sig,
-			const char *image, const struct e2v_manifest *mf)
+void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int form, const char *image,
+			const struct e2v_manifest *mf)
 {
 	struct e2v_json j;
 
@@ -241,22 +252,16 @@ void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int for_builti
 		for (size_t i = 0; i < mf->n; i++) {
 			const struct e2v_manifest_entry *e = &mf->v[i];
 			char hex[2 * E2VERITY_FORMATTED_DIGEST_MAX + 1];
-			uint8_t formatted[E2VERITY_FORMATTED_DIGEST_MAX];
-			size_t len;
 
 			if (e->err)
 				continue;
 			if (format != E2V_MANIFEST_COMPACT) {
 				e2v_digest_line(f, e->m.desc.hash_algorithm, e->m.digest, e->path,
-						for_builtin_sig);
+						form);
 				continue;
 			}
-			if (for_builtin_sig &&
-			    !e2verity_formatted_digest(e->m.desc.hash_algorithm, e->m.digest,
-						       formatted, &len))
-				e2v_bin2hex(formatted, len, hex);
-			else
-				e2v_bin2hex(e->m.digest, e->m.digest_size, hex);
+			if (e2v_signed_hex(e->m.desc.hash_algorithm, e->m.digest, form, hex))
+				continue;
 			fprintf(f, "%s\n", hex);
 		}
 		return;

@@ -16,6 +16,17 @@ struct e2v_detached {
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 };
 
+/* a security.ima made elsewhere, for one selected file: a whole value, or a bare signature */
+struct e2v_ima_detached {
+	uint8_t *bytes; /* as read; made into a value by e2v_ima_detached_verify() */
+	size_t size;
+	uint8_t *value; /* what is written */
+	size_t len;
+	int verified; /* @digest is what the value was verified against */
+	unsigned int alg;
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+};
+
 struct e2v_seal_cli {
 	struct e2v_tree_opts tree;
 	struct e2verity_seal_opts opts;
@@ -31,6 +42,14 @@ struct e2v_seal_cli {
 	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
 	struct e2verity_verifier *verifier; /* --cert/--ca for detached signatures */
+	/* security.ima: a key here (--ima-key), or values made elsewhere (--ima-signatures-from) */
+	struct e2v_signer_opts ima_so;
+	const char *ima_sigsrc; /* a directory of PATH.ima files, or evmctl's output */
+	int ima_only, for_ima_sig;
+	struct e2verity_ima_signer *ima_signer;
+	struct e2verity_ima_verifier *ima_verifier; /* --ima-cert, for values made elsewhere */
+	struct e2v_ima_detached *ima_detached;
+	size_t nima_detached;
 	int progress;
 	/* progress display */
 	struct e2v_progress bar;
@@ -53,6 +72,16 @@ int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
 int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
 			const struct e2verity_seal_plan *plans);
 
+/* seal_ima.c: security.ima, signed here or made elsewhere */
+int e2v_seal_ima_signer(struct e2v_seal_cli *c);
+int e2v_ima_detached_open(struct e2v_seal_cli *c);
+int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
+int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
+			    const struct e2v_selection *sel, const struct e2verity_seal_plan *plans);
+/* --ima-only with -a or -r: the files found that are not sealed are left out */
+void e2v_ima_only_filter(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_selection *sel);
+void e2v_ima_cli_free(struct e2v_seal_cli *c);
+
 /* seal_write.c: the writing phase, in journal transactions; the pre-flight has passed */
 int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		   const struct e2verity_seal_plan *plans);
@@ -63,7 +92,8 @@ errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 			  const struct e2verity_seal_result *res, unsigned int bs);
 void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 			   const struct e2verity_seal_plan *plans);
-int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel);
+int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
+		     const struct e2verity_seal_plan *plans);
 int e2v_seal_manifest_write(struct e2v_seal_cli *c);
 
 #endif /* E2VERITY_SEAL_CLI_H */
