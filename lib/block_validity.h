@@ -24,15 +24,27 @@ static inline int e2v_block_range_valid(ext2_filsys fs, blk64_t start, blk64_t c
 	       start + count <= ext2fs_blocks_count(fs->super);
 }
 
+/* The system zone of a filesystem, made once for many files */
+struct e2v_system_zone;
+
+/*
+ * ext4_setup_system_zone(): the superblocks and group descriptors of the
+ * groups the kernel lists, every group's bitmaps and inode table, and the
+ * journal inode's blocks (its own to name).  Valid while the filesystem's
+ * layout and journal stay as they are.
+ */
+errcode_t e2v_system_zone_build(ext2_filsys fs, struct e2v_system_zone **z);
+void e2v_system_zone_free(struct e2v_system_zone *z);
+
 /*
  * The system zone test of ext4_inode_block_valid() for inode @ino, on all of
- * @refs at once (they are reordered): the superblocks and group descriptors
- * of the groups the kernel lists, every group's bitmaps and inode table, and
- * the journal inode's blocks (its own to name).  *@found says whether one
- * fails; then *@hit is the failing ref the kernel meets first and *@block its
- * first block in the zone.
+ * @refs at once (they may be reordered), against @zone or, if it is NULL,
+ * the zone of @fs made on the fly.  *@found says whether one fails; then
+ * *@hit is the failing ref the kernel meets first and *@block its first
+ * block in the zone.
  */
-errcode_t e2v_system_zone_check(ext2_filsys fs, ext2_ino_t ino, struct e2v_blockref *refs,
-				size_t n, int *found, struct e2v_blockref *hit, blk64_t *block);
+errcode_t e2v_system_zone_check(ext2_filsys fs, const struct e2v_system_zone *zone,
+				ext2_ino_t ino, struct e2v_blockref *refs, size_t n, int *found,
+				struct e2v_blockref *hit, blk64_t *block);
 
 #endif /* E2VERITY_BLOCK_VALIDITY_H */

@@ -7,6 +7,7 @@
 
 #include "check_inode.h"
 #include "measure.h"
+#include "past_eof.h"
 
 errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t *count)
 {
@@ -64,9 +65,8 @@ static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_a
 	struct e2v_verity_meta m = { 0 };
 	errcode_t err;
 
-	(void)ctx;
 	/* what the kernel would not open is for the caller's thread to diagnose */
-	err = e2v_open_sealed(fs, j->ino, &f, &m);
+	err = e2v_open_sealed(fs, e2v_owners_zone(ctx), j->ino, &f, &m);
 	if (err)
 		return err;
 	j->params = (struct e2verity_params){
@@ -93,6 +93,7 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 {
 	struct e2verity_batch *batch = NULL;
 	struct e2verity_verifier *own = NULL;
+	struct e2verity_owners *own_map = NULL;
 	struct e2verity_check_opts o;
 	struct ext2_inode inode;
 	ext2_ino_t *inos = NULL;
@@ -121,8 +122,16 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 			goto out;
 		total += EXT2_I_SIZE(&inode);
 	}
+	/* one scan of every inode proves every file's blocks past EOF its own */
+	if (n && !o.owners) {
+		err = e2verity_owners_scan(fs, &own_map);
+		if (err)
+			goto out;
+		o.owners = own_map;
+	}
 	/* small files are hashed a few files ahead, on other threads, as seal does */
-	err = e2v_ahead_new(fs, inos, n, opts->threads, e2v_check_prepare_ahead, NULL, &batch);
+	err = e2v_ahead_new(fs, inos, n, opts->threads, e2v_check_prepare_ahead,
+			    (void *)opts->owners, &batch);
 	if (err)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
@@ -135,6 +144,7 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 	}
 out:
 	e2v_ahead_free(batch);
+	e2verity_owners_free(own_map);
 	free(inos);
 	e2verity_verifier_free(own);
 	return err;

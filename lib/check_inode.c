@@ -14,6 +14,7 @@
 #include "past_eof.h"
 #include "check_tree.h"
 #include "report.h"
+#include "verify.h"
 
 /* damaged files whose blocks past EOF are checked for other owners (a scan of all inodes each) */
 #define E2V_OWNER_CHECKS 8
@@ -155,6 +156,9 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 {
 	const struct e2verity_check_opts *o = c->opts;
 	struct e2verity_check_file *file = c->file;
+	const struct e2verity_verifier *ver = o->verifier;
+	struct e2verity_verifier *own = NULL;
+	struct e2v_sig_report rep;
 	errcode_t err;
 
 	if (!m->sig) {
@@ -163,31 +167,31 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 		return 0;
 	}
 	file->signed_file = 1;
-	/* without a certificate it can still be garbage the kernel would refuse */
-	if (o->verifier)
-		err = e2verity_verifier_verify(o->verifier, m->desc.hash_algorithm, file->digest,
-					       m->sig, m->desc.sig_size);
-	else if (!o->certfile && !o->cafile)
-		err = e2verity_signature_parse(m->sig, m->desc.sig_size);
-	else
-		err = e2verity_verify_signature(m->desc.hash_algorithm, file->digest, m->sig,
-						m->desc.sig_size, o->certfile, o->cafile);
-	switch (err) {
-	case 0:
-		file->signature_verified = o->verifier || o->certfile || o->cafile;
-		return 0;
-	case E2VERITY_ET_SIG_MALFORMED:
-		return e2v_report_values(c, E2VERITY_PR_SIG_MALFORMED, m->desc.sig_size, 0, 0);
-	case E2VERITY_ET_SIG_INVALID:
-		return e2v_report_values(c, E2VERITY_PR_SIG_MISMATCH, 0, 0, 0);
-	case E2VERITY_ET_CERT_UNTRUSTED:
-		return e2v_report_values(c, E2VERITY_PR_SIG_UNTRUSTED, 0, 0, 0);
-	case E2VERITY_ET_SIGNER_NOT_FOUND:
-		return e2v_report_values(c, E2VERITY_PR_SIG_NO_SIGNER, 0, 0, 0);
-	default:
-		/* the certificate cannot be loaded: nothing to do with this file */
-		return err;
+	/* a caller of e2verity_check_inode() may give the files alone */
+	if (!ver && (o->certfile || o->cafile)) {
+		err = e2verity_verifier_load(o->certfile, o->cafile, &own);
+		if (err)
+			return err;
+		ver = own;
 	}
+	/* without a certificate it can still be one the kernel refuses whatever its keys */
+	err = e2v_signature_check(m->desc.hash_algorithm, file->digest, m->sig, m->desc.sig_size,
+				  ver, &rep);
+	e2verity_verifier_free(own);
+	if (err)
+		return err;
+	for (unsigned int i = 0; i < rep.count; i++) {
+		uint64_t value = rep.f[i].value;
+
+		/* SIG_MALFORMED tells the size the descriptor gives */
+		if (rep.f[i].code == E2VERITY_PR_SIG_MALFORMED)
+			value = m->desc.sig_size;
+		err = e2v_report_values(c, rep.f[i].code, value, rep.f[i].expected, 0);
+		if (err)
+			return err;
+	}
+	file->signature_verified = rep.verified;
+	return 0;
 }
 
 static int e2v_is_decode_error(errcode_t err)
@@ -268,15 +272,16 @@ out:
 }
 
 /*
- * Damaged metadata may be another file's blocks, or the filesystem's: what
- * unseal and seal --force would refuse to free is worth saying here.
+ * Metadata may be another file's blocks, or the filesystem's: what unseal
+ * and seal --force would refuse to free is worth saying here.  Another
+ * inode's unreadable map is not this file's fault: it goes unsaid.
  */
 static errcode_t e2v_check_owner(struct e2v_check *c, struct e2v_ext4_file *f)
 {
 	struct e2verity_finding fi = { 0 };
 
-	fi.err = e2v_check_past_eof(f, e2v_div_round_up(f->size, f->fs->blocksize), NULL);
-	if (!fi.err)
+	fi.err = e2v_check_past_eof(f, e2v_div_round_up(f->size, f->fs->blocksize), c->owners);
+	if (!fi.err || fi.err == E2VERITY_ET_META_UNPROVEN)
 		return 0;
 	if (fi.err == E2VERITY_ET_NO_MEMORY)
 		return fi.err;
@@ -327,7 +332,7 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		return e2v_report_values(c, rule->problem, 0, 0, 0);
 	}
 
-	err = e2v_ext4_file_open(c->fs, ino, &f);
+	err = e2v_ext4_file_open_in(c->fs, e2v_owners_zone(c->owners), ino, &f);
 	if (err == E2VERITY_ET_NO_MEMORY)
 		return err;
 	if (err && f.fault.problem && f.fault.err == err)
@@ -350,8 +355,8 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		f.base = c->ahead->base;
 	}
 	err = e2v_check_file(c, &f);
-	/* a scan of every inode: for the first damaged files only, so work stays bounded */
-	if (!err && c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)
+	/* without a map, a scan of every inode: for the first damaged files only */
+	if (!err && (c->owners || (c->file->errors && c->stats->failed < E2V_OWNER_CHECKS)))
 		err = e2v_check_owner(c, &f);
 out:
 	e2v_ext4_file_close(&f);
@@ -389,6 +394,7 @@ static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 		.progress_base = progress_base,
 		.progress_total = progress_total,
 		.ahead = job,
+		.owners = opts->owners,
 	};
 	errcode_t err;
 

@@ -322,11 +322,15 @@ static errcode_t e2v_report_tree(struct e2v_tree_check *tc, const struct e2verit
 			err = e2v_report_level(tc, l);
 		return err;
 	}
-	/* no tree (one data block at most): the root hash is the data block's hash */
+	/*
+	 * No tree (one data block at most): the root hash is the data block's
+	 * hash, and what differs is far likelier the block than the 32 bytes
+	 * of the descriptor, which a signature would vouch for.
+	 */
 	if (memcmp(res->desc.root_hash, tc->d->root_hash, tc->ds) == 0)
 		return 0;
 	e2v_note(&mm, 0, tc->d->root_hash, res->desc.root_hash, tc->ds);
-	return e2v_report_mismatch(tc, E2VERITY_PR_ROOT_MISMATCH, &mm, 0);
+	return e2v_report_mismatch(tc, E2VERITY_PR_DATA_MISMATCH, &mm, 0);
 }
 
 errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,

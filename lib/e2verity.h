@@ -86,6 +86,17 @@ enum e2verity_problem_code {
 	E2VERITY_PR_SIG_UNTRUSTED = 0x0503,
 	E2VERITY_PR_UNSIGNED = 0x0504,
 	E2VERITY_PR_SIG_NO_SIGNER = 0x0505,
+	E2VERITY_PR_SIG_CONTENT_TYPE = 0x0506,
+	E2VERITY_PR_SIG_VERSION = 0x0507,
+	E2VERITY_PR_SIG_SIGNER_VERSION = 0x0508,
+	E2VERITY_PR_SIG_DIGEST_ALG = 0x0509,
+	E2VERITY_PR_SIG_PKEY_ALG = 0x050a,
+	E2VERITY_PR_SIG_ATTRIBUTES = 0x050b,
+	E2VERITY_PR_SIG_BAD_CERT = 0x050c,
+	E2VERITY_PR_SIG_DIGEST_SET = 0x050d,
+	E2VERITY_PR_SIG_ALG_PARAMS = 0x050e,
+	E2VERITY_PR_SIG_TRAILING_DATA = 0x050f,
+	E2VERITY_PR_SIG_NOT_DER = 0x0510,
 
 	E2VERITY_PR_EXTENT_BAD_MAGIC = 0x0601,
 	E2VERITY_PR_EXTENT_BAD_DEPTH = 0x0602,
@@ -218,6 +229,8 @@ struct e2verity_check_stats {
 	uint64_t warnings;
 };
 
+struct e2verity_owners;
+
 struct e2verity_check_opts {
 	unsigned int threads;		  /* hashing threads, as e2verity_params.threads */
 	struct e2verity_workers *workers; /* threads to reuse for every file, or NULL */
@@ -226,6 +239,12 @@ struct e2verity_check_opts {
 	const char *cafile;
 	/* or both loaded already (e2verity_verifier_load()); then @certfile, @cafile unused */
 	const struct e2verity_verifier *verifier;
+	/*
+	 * e2verity_owners_scan()'s map, to prove every file's blocks past EOF its
+	 * own (METADATA_NOT_OWN); or NULL: e2verity_check_image() makes one, and
+	 * e2verity_check_inode() proves them only for the first damaged files.
+	 */
+	const struct e2verity_owners *owners;
 	int require_signatures;
 	/* Called for every finding; a non-zero return stops the check with that error. */
 	errcode_t (*finding)(void *ctx, const struct e2verity_finding *f);
@@ -289,7 +308,10 @@ errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t 
  * @count: how many
  * @paths: out, @count malloc()ed strings; NULL where no name was found (free each)
  *
- * A file with several links gets the first name found, breadth first.
+ * A file with several links gets the first name found, breadth first.  The
+ * paths are the names' bytes, unescaped.  A directory entry whose name
+ * cannot be part of a path (a '/' or a NUL in it, "." or ".." out of place)
+ * is never joined into one: the file keeps another name, or none.
  *
  * Return: 0 or an error code.
  */

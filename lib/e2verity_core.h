@@ -395,11 +395,15 @@ struct e2verity_verifier;
  * @ret: the verifier
  *
  * Reads both files now, so that a wrong name is reported before any image is
- * read; the file that failed goes to the log callback as its object.
+ * read; the file that failed goes to the log callback as its object.  Each
+ * certificate is read as the kernel reads it when keyctl adds it to the
+ * .fs-verity keyring: the keyring is @cafile's certificates, or @certfile
+ * alone.
  *
  * Return: 0, an errno value if a file cannot be opened (EISDIR for a
  * directory), E2VERITY_ET_CERT_LOAD (@certfile holds no certificate, or both
- * are NULL), E2VERITY_ET_CA_LOAD (@cafile holds none) or
+ * are NULL), E2VERITY_ET_CA_LOAD (@cafile holds none),
+ * E2VERITY_ET_CERT_UNSUPPORTED (a certificate the kernel cannot load) or
  * E2VERITY_ET_NO_MEMORY.
  */
 errcode_t e2verity_verifier_load(const char *certfile, const char *cafile,
@@ -416,8 +420,9 @@ errcode_t e2verity_verifier_load(const char *certfile, const char *cafile,
  * As e2verity_verify_signature() with the verifier's files.  A verifier may
  * be used by several threads at once.
  *
- * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID,
- * E2VERITY_ET_SIGNER_NOT_FOUND, E2VERITY_ET_CERT_UNTRUSTED or
+ * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_REFUSED,
+ * E2VERITY_ET_SIG_INVALID, E2VERITY_ET_SIGNER_NOT_FOUND,
+ * E2VERITY_ET_CERT_UNTRUSTED, E2VERITY_ET_BAD_HASH_ALG or
  * E2VERITY_ET_NO_MEMORY.
  */
 errcode_t e2verity_verifier_verify(const struct e2verity_verifier *v, unsigned int alg,
@@ -435,37 +440,40 @@ void e2verity_verifier_free(struct e2verity_verifier *v);
  * @digest: file digest
  * @sig: DER PKCS#7 signature
  * @sig_size: its size
- * @certfile: PEM certificate of the signer, or NULL to take the signer's
- *            certificate from the signature itself (then @cafile is needed)
- * @cafile: PEM CA the certificate must chain to, or NULL
+ * @certfile: PEM certificate of the signer, or NULL (then @cafile is needed)
+ * @cafile: PEM certificates trusted as the kernel's .fs-verity keyring, or NULL
  *
- * The signature must be a detached PKCS#7 SignedData (what the kernel accepts)
- * made over the struct fsverity_formatted_digest by the key of @certfile, or
- * without it by the certificate the message carries.  Without @cafile the
- * certificate itself is not checked.  With it, the certificate must chain to
- * one of the certificates in @cafile, each of which is trusted as an anchor
- * (like a key in the kernel's .fs-verity keyring), through the certificates
- * the message carries if need be; validity dates are ignored.
+ * Judges the signature as Linux 6.1 to 6.12 judge it when they open the file
+ * (crypto/asymmetric_keys/: their BER decoder, versions, algorithms, signed
+ * attributes, signer lookup and trust), with a keyring of @cafile's
+ * certificates, or of @certfile alone.  With both, the file must also be
+ * signed by @certfile.  What one of those kernels refuses is refused;
+ * validity dates are ignored, as the kernel ignores them.
  *
- * Return: 0, E2VERITY_ET_SIG_MALFORMED, E2VERITY_ET_SIG_INVALID, an errno
- * value if @certfile cannot be opened, E2VERITY_ET_CERT_LOAD,
- * E2VERITY_ET_SIGNER_NOT_FOUND (no @certfile, and the message does not carry
- * its signer's certificate), E2VERITY_ET_CA_LOAD (any problem with @cafile)
- * or E2VERITY_ET_CERT_UNTRUSTED.
+ * Return: 0, E2VERITY_ET_SIG_MALFORMED (the kernel cannot decode it),
+ * E2VERITY_ET_SIG_REFUSED (a version, content type, algorithm, signed
+ * attribute or carried certificate the kernel refuses),
+ * E2VERITY_ET_SIG_INVALID (not a signature of @digest by the key that should
+ * have made it), E2VERITY_ET_CERT_UNTRUSTED (no certificate of the keyring is
+ * the signer or links to it), E2VERITY_ET_SIGNER_NOT_FOUND (no @certfile,
+ * and the message does not carry its signer's certificate), an errno value if
+ * @certfile cannot be opened, E2VERITY_ET_CERT_LOAD, E2VERITY_ET_CA_LOAD (any
+ * problem reading @cafile), E2VERITY_ET_CERT_UNSUPPORTED (a certificate the
+ * kernel cannot load) or E2VERITY_ET_BAD_HASH_ALG.
  */
 errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, const uint8_t *sig,
 				    size_t sig_size, const char *certfile, const char *cafile);
 
 /**
- * e2verity_signature_parse() - is this a built-in signature the kernel can parse
+ * e2verity_signature_parse() - is this a built-in signature the kernel can take
  * @sig: DER PKCS#7 signature
  * @sig_size: its size
  *
- * Checks the form only (a detached SignedData with a signer, nothing after
- * it), not what it signs: for signatures made elsewhere when no certificate
- * is at hand to verify them.
+ * Checks what the kernel checks before it looks at keys (the form, versions,
+ * content type, algorithms and signed attributes), not what it signs: for
+ * signatures made elsewhere when no certificate is at hand to verify them.
  *
- * Return: 0 or E2VERITY_ET_SIG_MALFORMED.
+ * Return: 0, E2VERITY_ET_SIG_MALFORMED or E2VERITY_ET_SIG_REFUSED.
  */
 errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size);
 

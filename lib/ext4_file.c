@@ -20,7 +20,7 @@ static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
 	f->nr_extents = 0;
 	f->tree_node_blocks = 0;
 	f->last_leaf_empty = 0;
-	err = e2v_extent_tree_read(f->fs, f->ino, EXT2_INODE(&f->inode), 0, &t);
+	err = e2v_extent_tree_read(f->fs, f->ino, EXT2_INODE(&f->inode), 0, f->zone, &t);
 	f->fault = t.fault.problem ? t.fault : t.warn;
 	if (err)
 		return err;
@@ -56,11 +56,18 @@ errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
 
 errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f)
 {
+	return e2v_ext4_file_open_in(fs, NULL, ino, f);
+}
+
+errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				struct e2v_ext4_file *f)
+{
 	errcode_t err;
 
 	memset(f, 0, sizeof(*f));
 	f->fs = fs;
 	f->ino = ino;
+	f->zone = zone;
 	f->bounce = malloc(fs->blocksize);
 	if (!f->bounce)
 		return E2VERITY_ET_NO_MEMORY;

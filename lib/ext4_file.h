@@ -18,6 +18,8 @@ struct e2v_ext4_file {
 	blk64_t tree_node_blocks;
 	/* the rightmost leaf is empty: the kernel finds no last extent */
 	int last_leaf_empty;
+	/* the filesystem's system zone, made once for many files; or NULL */
+	const struct e2v_system_zone *zone;
 	/*
 	 * After an E2VERITY_ET_EXTENT_* error of open or reload: what the
 	 * kernel refuses, and where.  Otherwise EXTENT_PAST_INDEX, or nothing.
@@ -42,6 +44,9 @@ struct e2v_ext4_file {
  * tree the kernel refuses (then @f->fault says where; @f is closed).
  */
 errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f);
+/* The same, with blocks tested against @zone (or NULL: a zone made for each read of the tree) */
+errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				struct e2v_ext4_file *f);
 void e2v_ext4_file_close(struct e2v_ext4_file *f);
 /* Re-reads the inode and its extents after the file was changed (errors as open). */
 errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f);

@@ -347,7 +347,8 @@ void e2v_extent_tree_free(struct e2v_extent_tree *t)
 }
 
 errcode_t e2v_extent_tree_read(ext2_filsys fs, ext2_ino_t ino, const struct ext2_inode *inode,
-			       int flags, struct e2v_extent_tree *t)
+			       int flags, const struct e2v_system_zone *zone,
+			       struct e2v_extent_tree *t)
 {
 	struct e2v_walk w = { .fs = fs, .ino = ino, .t = t };
 	const uint8_t *root = (const uint8_t *)inode->i_block;
@@ -380,7 +381,7 @@ errcode_t e2v_extent_tree_read(ext2_filsys fs, ext2_ino_t ino, const struct ext2
 		blk64_t block;
 		int found;
 
-		err = e2v_system_zone_check(fs, ino, w.refs, w.nrefs, &found, &hit, &block);
+		err = e2v_system_zone_check(fs, zone, ino, w.refs, w.nrefs, &found, &hit, &block);
 		if (err)
 			goto out;
 		if (found) {

@@ -35,17 +35,21 @@ struct e2v_extent_tree {
 /* e2v_extent_tree_read() flags */
 #define E2V_TREE_NO_ZONE 0x1 /* skip the system zone test (for the journal inode itself) */
 
+struct e2v_system_zone;
+
 /*
  * Reads the extent tree of @inode (number @ino) and checks every node the
  * kernel can reach as __ext4_ext_check() and ext4_valid_extent_entries()
- * do, and every block it names as ext4_inode_block_valid() does.  On a
- * refusal @t->fault says which and where and the extents are freed.
+ * do, and every block it names as ext4_inode_block_valid() does, against
+ * @zone (or, if NULL, the system zone made for this call).  On a refusal
+ * @t->fault says which and where and the extents are freed.
  *
  * Return: 0, @t->fault.err (an E2VERITY_ET_EXTENT_* code), or an I/O or
  * memory error.
  */
 errcode_t e2v_extent_tree_read(ext2_filsys fs, ext2_ino_t ino, const struct ext2_inode *inode,
-			       int flags, struct e2v_extent_tree *t);
+			       int flags, const struct e2v_system_zone *zone,
+			       struct e2v_extent_tree *t);
 void e2v_extent_tree_free(struct e2v_extent_tree *t);
 
 #endif /* E2VERITY_EXTENT_TREE_H */

@@ -14,6 +14,7 @@ enum {
 	E2V_RULE_ENCRYPTED,
 	E2V_RULE_DAX,
 	E2V_RULE_APPEND_ONLY,
+	E2V_RULE_IMMUTABLE,
 	E2V_RULE_INLINE_DATA,
 	E2V_RULE_NO_EXTENTS,
 	E2V_RULE_SIZE_TOO_LARGE,
@@ -28,6 +29,11 @@ static const struct e2v_inode_rule e2v_rules[] = {
 	/* the kernel's enable refuses these; a sealed file keeps working with them */
 	[E2V_RULE_DAX] = { 0, E2VERITY_ET_DAX },
 	[E2V_RULE_APPEND_ONLY] = { 0, E2VERITY_ET_APPEND_ONLY },
+	/*
+	 * Also refused by the kernel's enable (EPERM).  Unseal clears the flag
+	 * that seal --immutable set, so it would not give back one found here.
+	 */
+	[E2V_RULE_IMMUTABLE] = { 0, E2VERITY_ET_IMMUTABLE },
 	/* seal moves inline data into a block first, as the kernel's enable does */
 	[E2V_RULE_INLINE_DATA] = { E2VERITY_PR_INLINE_DATA, 0 },
 	[E2V_RULE_NO_EXTENTS] = { E2VERITY_PR_NO_EXTENTS_FLAG, E2VERITY_ET_NO_EXTENTS },
@@ -50,6 +56,8 @@ const struct e2v_inode_rule *e2v_inode_verity_rule(ext2_filsys fs, const struct 
 		return &e2v_rules[E2V_RULE_DAX];
 	if (enable && (flags & EXT2_APPEND_FL))
 		return &e2v_rules[E2V_RULE_APPEND_ONLY];
+	if (enable && (flags & EXT2_IMMUTABLE_FL) && !(flags & EXT4_VERITY_FL))
+		return &e2v_rules[E2V_RULE_IMMUTABLE];
 	if (flags & EXT4_INLINE_DATA_FL) {
 		if (!enable)
 			return &e2v_rules[E2V_RULE_INLINE_DATA];

@@ -168,6 +168,16 @@ static errcode_t e2v_jbd2_write_sb(struct e2v_jbd2 *j)
 	return io_channel_write_blk64(j->io, j->sb_pblk, 1, j->sb);
 }
 
+/* The journal superblock's own checksum: crc32c of the block with the field zeroed. */
+static int e2v_jbd2_sb_csum_ok(const struct e2v_jbd2 *j)
+{
+	uint8_t copy[JSB_SIZE];
+
+	memcpy(copy, j->sb, JSB_SIZE);
+	e2v_put_be32(copy + JSB_CHECKSUM, 0);
+	return e2v_crc32c(~0U, copy, JSB_SIZE) == e2v_get_be32(j->sb + JSB_CHECKSUM);
+}
+
 errcode_t e2v_jbd2_open(ext2_filsys fs, io_channel io, struct e2v_jbd2 *j)
 {
 	struct ext2_inode inode;
@@ -221,6 +231,13 @@ errcode_t e2v_jbd2_open(ext2_filsys fs, io_channel io, struct e2v_jbd2 *j)
 			err = E2VERITY_ET_JOURNAL_UNSUPPORTED;
 			goto fail;
 		}
+		/*
+		 * The kernel's journal_get_superblock() and e2fsck refuse these
+		 * at mount or replay: a transaction written here would be lost.
+		 */
+		if (e2v_csum(j) && (j->sb[JSB_CHECKSUM_TYPE] != JBD2_CRC32C_CHKSUM ||
+				    !e2v_jbd2_sb_csum_ok(j)))
+			goto fail;
 		/* what the kernel sets at mount: block checksums with metadata_csum, 64-bit tags */
 		if (ext2fs_has_feature_metadata_csum(fs->super) && !e2v_csum(j)) {
 			j->incompat |= JBD2_INCOMPAT_CSUM_V3;

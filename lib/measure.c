@@ -11,8 +11,8 @@
  * opens a verity file: located by the size word, every field valid, data_size
  * equal to i_size.
  */
-errcode_t e2v_open_sealed(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f,
-			  struct e2v_verity_meta *m)
+errcode_t e2v_open_sealed(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+			  struct e2v_ext4_file *f, struct e2v_verity_meta *m)
 {
 	struct ext2_inode inode;
 	errcode_t err;
@@ -23,7 +23,7 @@ errcode_t e2v_open_sealed(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *
 		return err;
 	if (!(inode.i_flags & EXT4_VERITY_FL))
 		return E2VERITY_ET_NOT_SEALED;
-	err = e2v_ext4_file_open(fs, ino, f);
+	err = e2v_ext4_file_open_in(fs, zone, ino, f);
 	if (err)
 		return err;
 	err = e2v_verity_meta_read(f, m);
@@ -43,7 +43,7 @@ errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity
 	errcode_t err;
 
 	memset(m, 0, sizeof(*m));
-	err = e2v_open_sealed(fs, ino, &f, &meta);
+	err = e2v_open_sealed(fs, NULL, ino, &f, &meta);
 	if (err)
 		return err;
 	m->desc = meta.desc;

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "block_validity.h"
 #include "past_eof.h"
 
 /*
@@ -18,6 +19,8 @@ struct e2verity_owners {
 	ext2fs_block_bitmap dup;
 	/* the first inode whose map could not be read: it may name any block */
 	ext2_ino_t unreadable;
+	/* the kernel's system zone, for opening many files */
+	struct e2v_system_zone *zone;
 };
 
 struct e2v_owner_scan {
@@ -132,6 +135,7 @@ void e2verity_owners_free(struct e2verity_owners *o)
 		ext2fs_free_block_bitmap(o->seen);
 	if (o->dup)
 		ext2fs_free_block_bitmap(o->dup);
+	e2v_system_zone_free(o->zone);
 	free(o);
 }
 
@@ -158,12 +162,19 @@ errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
 		err = e2v_fs_metadata_map(fs, o->meta);
 	if (!err)
 		err = e2v_scan_owners(fs, o);
+	if (!err)
+		err = e2v_system_zone_build(fs, &o->zone);
 	if (err) {
 		e2verity_owners_free(o);
 		return err;
 	}
 	*ret = o;
 	return 0;
+}
+
+const struct e2v_system_zone *e2v_owners_zone(const struct e2verity_owners *owners)
+{
+	return owners ? owners->zone : NULL;
 }
 
 /**
@@ -186,11 +197,12 @@ errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
 			     const struct e2verity_owners *owners)
 {
 	ext2_filsys fs = f->fs;
-	const struct e2v_extent *last = e2v_ext4_last_extent(f);
 	struct e2verity_owners *own = NULL;
 	errcode_t err = 0;
 
-	if (!last || last->lblk + last->len <= first)
+	/* every extent, the kernel's last or not: they are in logical order */
+	if (!f->nr_extents ||
+	    f->extents[f->nr_extents - 1].lblk + f->extents[f->nr_extents - 1].len <= first)
 		return 0;
 	if (!owners) {
 		err = e2verity_owners_scan(fs, &own);

@@ -14,4 +14,7 @@
 errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
 			     const struct e2verity_owners *owners);
 
+/* The system zone made with @owners (NULL for NULL), for e2v_ext4_file_open_in() */
+const struct e2v_system_zone *e2v_owners_zone(const struct e2verity_owners *owners);
+
 #endif /* E2VERITY_PAST_EOF_H */

@@ -96,6 +96,13 @@ static int e2v_dirent(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int 
 		return 0;
 	if ((len == 1 && de->name[0] == '.') || (len == 2 && !memcmp(de->name, "..", 2)))
 		return 0;
+	/*
+	 * A name with a '/' would make a path to another file ("x/../../y"),
+	 * one with a NUL a path cut short: never joined (e2fsck repairs such
+	 * a name); the file keeps another name, or none.
+	 */
+	if (!len || memchr(de->name, '/', len) || memchr(de->name, '\0', len))
+		return 0;
 	hit = bsearch(&ino, w->wanted, w->nwanted, sizeof(ino), e2v_ino_cmp);
 	if (hit) {
 		/* every copy of a duplicated inode number gets the name */

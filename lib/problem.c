@@ -112,7 +112,7 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "descriptor byte at offset %o, after the salt, is %h, should be 0", V | O },
 
 	{ E2VERITY_PR_DATA_MISMATCH, "DATA_MISMATCH", E,
-	  "data block %b (offset %o) does not match its hash in Merkle tree level 0: computed %C, "
+	  "data block %b (offset %o) does not match its hash in the Merkle tree: computed %C, "
 	  "stored %S (%n data blocks differ)",
 	  O | B | N | S | C },
 	{ E2VERITY_PR_TREE_MISMATCH, "TREE_MISMATCH", E,
@@ -136,6 +136,47 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "has no built-in signature, and signatures are required", 0 },
 	{ E2VERITY_PR_SIG_NO_SIGNER, "SIG_NO_SIGNER", E,
 	  "built-in signature does not carry its signer's certificate, and no --cert was given",
+	  0 },
+	{ E2VERITY_PR_SIG_CONTENT_TYPE, "SIG_CONTENT_TYPE", E,
+	  "built-in signature signs content of another type than id-data, which the kernel refuses",
+	  0 },
+	{ E2VERITY_PR_SIG_VERSION, "SIG_VERSION", E,
+	  "built-in signature's SignedData version is %v; the kernel takes 1 or 3", V },
+	{ E2VERITY_PR_SIG_SIGNER_VERSION, "SIG_SIGNER_VERSION", E,
+	  "built-in signature's SignerInfo version is %v under SignedData version %x; the kernel "
+	  "takes 1 under 1 naming the signer by issuer and serial number, or 3 under 3 naming it by "
+	  "subject key identifier",
+	  V | X },
+	{ E2VERITY_PR_SIG_DIGEST_ALG, "SIG_DIGEST_ALG", E,
+	  "built-in signature's signer %v uses a digest algorithm that a kernel from 6.1 on "
+	  "refuses (they all take SHA-1, SHA-224, SHA-256, SHA-384 and SHA-512)",
+	  V },
+	{ E2VERITY_PR_SIG_PKEY_ALG, "SIG_PKEY_ALG", E,
+	  "built-in signature's signer %v names a public-key algorithm the kernel refuses for it "
+	  "(rsaEncryption for an RSA key, ecdsa-with-SHA* for an EC key)",
+	  V },
+	{ E2VERITY_PR_SIG_ATTRIBUTES, "SIG_ATTRIBUTES", E,
+	  "built-in signature's signer %v has signed attributes the kernel refuses (S/MIME "
+	  "capabilities, a repeated or missing attribute, a content type other than id-data, a "
+	  "message digest or signing time it cannot use)",
+	  V },
+	{ E2VERITY_PR_SIG_BAD_CERT, "SIG_BAD_CERT", E,
+	  "certificate %v in the built-in signature is refused by the kernel (its form, key, "
+	  "signature algorithm, dates, or a signature that fails its issuer's key)",
+	  V },
+	{ E2VERITY_PR_SIG_DIGEST_SET, "SIG_DIGEST_SET", W,
+	  "built-in signature's outer digestAlgorithms set does not list just its signers' digest "
+	  "algorithms; the kernel ignores it, other verifiers may refuse it",
+	  0 },
+	{ E2VERITY_PR_SIG_ALG_PARAMS, "SIG_ALG_PARAMS", W,
+	  "built-in signature's signer algorithms have parameters other than NULL; the kernel "
+	  "ignores them",
+	  0 },
+	{ E2VERITY_PR_SIG_TRAILING_DATA, "SIG_TRAILING_DATA", W,
+	  "%v bytes follow the built-in signature's PKCS#7 message; the kernel ignores them", V },
+	{ E2VERITY_PR_SIG_NOT_DER, "SIG_NOT_DER", W,
+	  "built-in signature is not DER (an indefinite or long length, another tag form, a "
+	  "SEQUENCE for a SET); the kernel decodes it, other verifiers may not",
 	  0 },
 
 	/* fs/ext4/extents.c __ext4_ext_check(); node block 0 is the root, in the inode */

@@ -21,7 +21,7 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
 	errcode_t err;
 
 	*got = 0;
-	err = e2v_open_sealed(fs, ino, &f, &m);
+	err = e2v_open_sealed(fs, NULL, ino, &f, &m);
 	if (err)
 		return err;
 	switch (type) {

@@ -15,6 +15,8 @@ struct e2v_check {
 	uint64_t progress_total;
 	/* the Merkle tree made ahead by another thread, or NULL */
 	const struct e2v_ahead_job *ahead;
+	/* who names which block, for every file; or NULL */
+	const struct e2verity_owners *owners;
 };
 
 /*

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ahead.h"
+#include "extent_renew.h"
 #include "ima.h"
 #include "orphan.h"
 #include "punch.h"
@@ -13,6 +14,7 @@
 #include "seal_blocks.h"
 #include "seal_quota.h"
 #include "layout.h"
+#include "txn.h"
 
 /* every block the file holds: data, metadata and extent tree nodes */
 static blk64_t e2v_file_blocks(const struct e2v_ext4_file *f)
@@ -46,14 +48,16 @@ static errcode_t e2v_write_descriptor(struct e2v_tree_writer *w,
 	return err ? err : e2v_tree_writer_flush(w);
 }
 
-/* Sets the verity feature on disk before the first inode carries the flag. */
+/*
+ * Sets the verity feature before the first inode carries the flag: a
+ * transaction's commit writes the superblock before the inode tables.
+ */
 static errcode_t e2v_set_feature(ext2_filsys fs)
 {
 	if (ext2fs_has_feature_verity(fs->super))
 		return 0;
 	ext2fs_set_feature_verity(fs->super);
-	ext2fs_mark_super_dirty(fs);
-	return ext2fs_flush(fs);
+	return e2v_write_super(fs);
 }
 
 /* One inode being sealed: what each step hands to the next, and what a rollback undoes */
@@ -191,6 +195,11 @@ static errcode_t e2v_seal_begin(struct e2v_sealing *s, struct e2verity_seal_resu
 	s->iblocks_before = ext2fs_get_stat_i_blocks(fs, in);
 	/* each write reaches the image in program order: metadata, then the flagged inode */
 	fs->io->flags |= CHANNEL_FLAGS_WRITETHROUGH;
+	if (e2v_txn_unjournaled(fs)) {
+		err = e2v_extent_tree_renew(fs, s->ino, in);
+		if (err)
+			return err;
+	}
 
 	if (s->plan.inline_data) {
 		err = e2v_move_inline_data(fs, s->ino, &s->f, &s->inline_blocks);

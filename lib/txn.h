@@ -8,4 +8,11 @@
 /* Writes the primary superblock alone, now (or into the transaction) */
 errcode_t e2v_write_super(ext2_filsys fs);
 
+/*
+ * Whether a transaction without a journal is open on @fs: its commit makes
+ * each inode's change atomic only if no block the inode already points to
+ * changes in place (see e2v_extent_tree_renew()).
+ */
+int e2v_txn_unjournaled(ext2_filsys fs);
+
 #endif /* E2VERITY_TXN_H */

@@ -2,11 +2,13 @@
 /* unseal.c - remove a file's fs-verity metadata: free the blocks past EOF, clear the flag */
 #include "config.h"
 
+#include "extent_renew.h"
 #include "orphan.h"
 #include "past_eof.h"
 #include "punch.h"
 #include "seal_blocks.h"
 #include "seal_quota.h"
+#include "txn.h"
 
 /*
  * Everything that can refuse the unseal, before anything is written.  On
@@ -30,7 +32,7 @@ static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino,
 	if (inode.i_flags & EXT4_INLINE_DATA_FL)
 		return 0;
 	/* checks i_size and the extent tree, as the kernel does when it loads the inode */
-	err = e2v_ext4_file_open(fs, ino, f);
+	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(owners), ino, f);
 	if (err)
 		return err;
 	*opened = 1;
@@ -95,6 +97,11 @@ errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
 	if (!punch) {
 		err = ext2fs_write_inode_full(fs, ino, in, sizeof(inode));
 		goto out;
+	}
+	if (e2v_txn_unjournaled(fs)) {
+		err = e2v_extent_tree_renew(fs, ino, in);
+		if (err)
+			goto out;
 	}
 	/* an orphan while blocks past EOF go: recovery trims them, never grows i_size */
 	err = e2v_orphan_add(fs, ino, in);

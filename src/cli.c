@@ -37,7 +37,8 @@ int e2v_usage_error(const struct e2v_command *cmd, const char *fmt, ...)
 	va_list ap;
 
 	if (fmt) {
-		fprintf(stderr, "%s %s: ", e2v_prog, cmd->name);
+		/* the one prefix of every message; the usage line below names the command */
+		fprintf(stderr, "%s: ", e2v_prog);
 		va_start(ap, fmt);
 		vfprintf(stderr, fmt, ap);
 		va_end(ap);
@@ -100,6 +101,8 @@ void e2v_getopt_init(struct e2v_getopt *g, const struct e2v_command *cmd, int ar
 	g->argv = argv;
 	g->shortopts = shortopts;
 	g->longopts = longopts;
+	/* getopt's own messages ("unrecognized option") start with argv[0]: ours, not "seal" */
+	argv[0] = (char *)e2v_prog;
 	optind = 1;
 }
 
@@ -152,6 +155,7 @@ int e2v_flush_stdout(void)
 int e2v_normalize_path(char *path)
 {
 	char *r = path, *w = path;
+	int dir = 0; /* the path as typed names a directory: "/d/", "/d/.", "/d/.." */
 
 	if (path[0] != '/')
 		return -1;
@@ -160,11 +164,23 @@ int e2v_normalize_path(char *path)
 
 		while (*r == '/')
 			r++;
-		if (!*r)
+		if (!*r) {
+			dir = 1;
 			break;
+		}
 		len = strcspn(r, "/");
+		dir = 0;
 		if (len == 1 && r[0] == '.') {
 			r++;
+			dir = 1;
+			continue;
+		}
+		if (len == 2 && r[0] == '.' && r[1] == '.') {
+			/* back over the last component written; "/.." is "/" */
+			while (w > path && *--w != '/')
+				;
+			r += 2;
+			dir = 1;
 			continue;
 		}
 		*w++ = '/';
@@ -172,7 +188,7 @@ int e2v_normalize_path(char *path)
 		w += len;
 		r += len;
 	}
-	if (w == path)
+	if (w == path || dir)
 		*w++ = '/';
 	*w = '\0';
 	return 0;
@@ -182,16 +198,20 @@ int e2v_image_paths(const struct e2v_command *cmd, char **paths, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (e2v_normalize_path(paths[i]))
-			return e2v_usage_error(cmd, E2V_MSG_RELATIVE, paths[i]);
+			return e2v_usage_error(cmd, E2V_MSG_RELATIVE, e2v_name(paths[i]));
 	return 0;
 }
 
 int e2v_image_operands(const struct e2v_command *cmd, int argc, char *argv[], const char **image,
 		       char ***paths, int *npaths)
 {
+	char why[256];
+
 	if (optind >= argc)
 		return e2v_usage_error(cmd, "no IMAGE given");
 	*image = argv[optind];
+	if (!e2v_disk_name_valid(*image, why, sizeof(why)))
+		return e2v_usage_error(cmd, "invalid IMAGE '%s'%s", e2v_name(*image), why);
 	*paths = argv + optind + 1;
 	*npaths = argc - optind - 1;
 	return 0;
@@ -301,9 +321,11 @@ static void e2v_progress_show(struct e2v_progress *p, uint64_t done, const char 
 		/* a new tenth of a percent, or a new file now and then */
 		t = e2v_now_ns();
 		if (permille != p->last || t - p->drawn_at >= E2V_PROGRESS_REDRAW_NS) {
-			fprintf(stderr, "\r%s: %5.1f%% (%llu/%llu files)%s%s\033[K", p->device,
-				permille / 10.0, (unsigned long long)p->files_done,
-				(unsigned long long)p->files, label ? " " : "", label ? label : "");
+			/* the label is a name: escaped, it cannot move the cursor */
+			fprintf(stderr, "\r%s: %5.1f%% (%llu/%llu files)%s%s\033[K",
+				e2v_name(p->device), permille / 10.0,
+				(unsigned long long)p->files_done, (unsigned long long)p->files,
+				label ? " " : "", label ? e2v_name(label) : "");
 			fflush(stderr);
 			p->drawn = 1;
 			p->drawn_at = t;
@@ -346,23 +368,62 @@ void e2v_report_image_error(errcode_t err, const char *doing, const char *image,
 	if (err == E2VERITY_ET_MOUNTED)
 		doing = "opening";
 	/* only a mounted image is refused for writing alone: the rest is the same either way */
-	e2v_error(err, "while %s '%s'%s%s", doing, image,
+	e2v_error(err, "while %s '%s'%s%s", doing, e2v_name(image),
 		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
+}
+
+const char *e2v_file_kind(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+
+	if (ext2fs_read_inode(fs, ino, &inode))
+		return "";
+	switch (inode.i_mode & LINUX_S_IFMT) {
+	case LINUX_S_IFREG:
+		return "";
+	case LINUX_S_IFDIR:
+		return " (a directory)";
+	case LINUX_S_IFLNK:
+		return " (a symbolic link: name the file it points to)";
+	case LINUX_S_IFCHR:
+	case LINUX_S_IFBLK:
+		return " (a device)";
+	case LINUX_S_IFIFO:
+		return " (a FIFO)";
+	case LINUX_S_IFSOCK:
+		return " (a socket)";
+	}
+	return " (an unknown file type)";
 }
 
 errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino)
 {
+	size_t len = strlen(path);
+	struct ext2_inode inode;
+	char *name;
 	errcode_t err;
 
 	if (path[0] != '/') {
-		e2v_error(0, E2V_MSG_RELATIVE, path);
+		e2v_error(0, E2V_MSG_RELATIVE, e2v_name(path));
 		return EINVAL;
 	}
 	/* the last component is not followed: a symlink stays a symlink */
-	err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
+	name = strdup(path);
+	if (!name)
+		return ENOMEM;
+	/* "/file/" names a directory: like the kernel, a file there is refused */
+	if (len > 1 && name[len - 1] == '/')
+		name[len - 1] = '\0';
+	err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, name, ino);
+	free(name);
 	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
 		err = err == EXT2_ET_NO_DIRECTORY ? ENOTDIR : ENOENT;
+	if (!err && len > 1 && path[len - 1] == '/') {
+		err = ext2fs_read_inode(fs, *ino, &inode);
+		if (!err && !LINUX_S_ISDIR(inode.i_mode))
+			err = ENOTDIR;
+	}
 	if (err)
-		e2v_error(err, "while looking up '%s' in '%s'", path, image);
+		e2v_error(err, "while looking up '%s' in '%s'", e2v_name(path), e2v_name(image));
 	return err;
 }

@@ -8,6 +8,7 @@
 #include <getopt.h>
 
 #include "e2verity.h"
+#include "names.h"
 
 /* exit status of every command but check (which uses the fsck(8) bits) */
 #define E2V_EXIT_OK 0
@@ -110,8 +111,12 @@ int e2v_getopt(struct e2v_getopt *g);
 int e2v_flush_stdout(void);
 
 /*
- * Paths inside an image, the same in every command: "//" and "/./" folded, a
- * trailing '/' dropped ("..": left to the lookup).  In place; -1 if not absolute.
+ * Paths inside an image, the same in every command: "//" and "/./" folded,
+ * ".." taken back over the component before it, as written (`realpath -s`;
+ * "/.." is "/"), so that the path printed is the one looked up.  A path that
+ * names a directory as typed ("/d/", "/d/.", "/d/..") keeps one trailing
+ * '/': e2v_cli_lookup() refuses anything else there.  In place; -1 if not
+ * absolute.
  */
 int e2v_normalize_path(char *path);
 /* Normalises command-line paths; a relative one is a usage error (returns its status). */
@@ -174,7 +179,12 @@ errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs);
 errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written);
 /* --partition as given to the command, or NULL */
 const char *e2v_cli_partition(void);
-/* Looks up an absolute @path inside @image, and reports a failure in plain words. */
+/* " (a symbolic link: ...)", " (a directory)"...: what a message adds when @ino is not a file */
+const char *e2v_file_kind(ext2_filsys fs, ext2_ino_t ino);
+/*
+ * Looks up an absolute @path inside @image (a trailing '/': it must be a
+ * directory, else ENOTDIR), and reports a failure in plain words.
+ */
 errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino);
 
 /* ---- util.c -------------------------------------------------------------------- */

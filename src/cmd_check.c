@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "json.h"
+#include "select.h"
 
 /* fsck(8) exit status bits */
 #define FSCK_OK 0
@@ -38,7 +38,7 @@ struct e2v_checked {
 
 struct e2v_check_cli {
 	const char *image;
-	int json, verbose, quiet;
+	int json, verbose, quiet, recursive;
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
 	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
@@ -50,7 +50,7 @@ struct e2v_check_cli {
 	const char *next_path;	 /* the path of the file being checked, when given */
 	char **paths;		 /* the PATHs given, or none: the whole image */
 	int npaths;
-	unsigned int missing; /* PATHs not found (each reported) */
+	unsigned int missing; /* PATHs not checked: not found, a directory without -r (reported) */
 	int needs_recovery;   /* the journal holds what was not replayed */
 	char errbuf[512];     /* what stopped the run, for --json */
 };
@@ -147,7 +147,7 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 
 	for (size_t i = 0; i < c->nr_files; i++) {
 		const struct e2v_checked *r = &c->files[i];
-		const char *path = r->path ? r->path : "(no name)";
+		const char *path = r->path ? e2v_name(r->path) : "(no name)";
 
 		for (size_t k = 0; k < r->nr_findings; k++) {
 			const struct e2verity_finding *f = &c->findings[r->first_finding + k];
@@ -171,7 +171,7 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 		return;
 	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed; "
 	       "%llu bytes hashed%s\n",
-	       c->image, (unsigned long long)st->files, (unsigned long long)st->passed,
+	       e2v_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
 	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed,
 	       c->needs_recovery ? "; journal not replayed" : "");
@@ -222,7 +222,7 @@ static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const str
 	e2v_json_begin_object(j, NULL);
 	e2v_json_uint(j, "inode", f->ino);
 	if (r->path)
-		e2v_json_string(j, "path", r->path);
+		e2v_json_name(j, "path", r->path);
 	else
 		e2v_json_null(j, "path");
 	e2v_json_string(j, "status", e2v_status_word(f));
@@ -276,6 +276,14 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_end_object(&j);
 }
 
+/* A file met under a directory given with -r is checked when it is sealed, as in a whole image. */
+static int e2v_sealed(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+
+	return ext2fs_read_inode(fs, ino, &inode) || (inode.i_flags & EXT4_VERITY_FL);
+}
+
 /* What the progress goes through: @n inodes (all the sealed ones without @inos), and their data. */
 static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const ext2_ino_t *inos,
 				  size_t n)
@@ -307,15 +315,18 @@ static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const
 }
 
 /*
- * Checks the named files, or the whole image; *@doing/@what name a failure
- * that stops the run.  A path that cannot be looked up is reported and counted
- * in *@missing, and the others are checked all the same.
+ * Checks the named files (with -r, the sealed files under a directory), or
+ * the whole image; *@doing/@what name a failure that stops the run.  A path
+ * that cannot be selected is reported and counted in *@missing, and the
+ * others are checked all the same.
  */
 static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **paths, int npaths,
 			       struct e2verity_check_stats *st, unsigned int *missing,
 			       const char **doing, const char **what)
 {
-	ext2_ino_t *inos;
+	struct e2verity_owners *owners = NULL;
+	struct e2v_selection sel;
+	ext2_ino_t *inos = NULL;
 	errcode_t err = 0;
 
 	*what = c->image;
@@ -324,24 +335,51 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 		err = e2v_check_totals(c, fs, NULL, 0);
 		return err ? err : e2verity_check_image(fs, &c->opts, st);
 	}
-	inos = calloc(npaths, sizeof(*inos));
-	if (!inos)
-		return ENOMEM;
+	*doing = "reading";
+	err = e2v_select_init(&sel, fs, c->image);
+	if (err)
+		return err;
+	sel.recursive = c->recursive;
+	sel.verb = "checks";
 	/* every path first: a typo is reported before minutes of hashing */
-	for (int i = 0; i < npaths; i++)
-		if (e2v_cli_lookup(fs, c->image, paths[i], &inos[i]))
-			(*missing)++;
-	*doing = "checking";
-	err = e2v_check_totals(c, fs, inos, npaths);
 	for (int i = 0; i < npaths && !err; i++) {
+		unsigned int before = sel.errors;
+
+		err = e2v_select_path(&sel, paths[i]);
+		if (sel.errors > before)
+			(*missing)++;
+	}
+	/* what is checked: the files named, and the sealed ones found under a directory */
+	inos = calloc(sel.n ? sel.n : 1, sizeof(*inos));
+	if (!err && !inos)
+		err = ENOMEM;
+	for (size_t i = 0; i < sel.n && !err; i++)
+		if (!sel.v[i].walked || e2v_sealed(fs, sel.v[i].ino))
+			inos[i] = sel.v[i].ino;
+	*doing = "checking";
+	if (!err)
+		err = e2v_check_totals(c, fs, inos, sel.n);
+	/* one scan of every inode proves the blocks past EOF of all the files checked */
+	if (!err && sel.n) {
+		*doing = "reading the block maps of";
+		err = e2verity_owners_scan(fs, &owners);
+		c->opts.owners = owners;
+		*doing = "checking";
+	}
+	for (size_t i = 0; i < sel.n && !err; i++) {
 		if (!inos[i])
 			continue;
-		*what = paths[i];
-		c->next_path = paths[i];
+		*what = sel.v[i].path;
+		c->next_path = sel.v[i].path;
 		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
 	}
 	c->next_path = NULL;
+	c->opts.owners = NULL;
+	e2verity_owners_free(owners);
+	if (err)
+		*what = c->image; /* the selection's paths go with it */
 	free(inos);
+	e2v_select_free(&sel);
 	return err;
 }
 
@@ -376,7 +414,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 
 	c->opts.threads = e2v_default_threads();
 	/* e2fsck's letters where they mean the same: -n, -f, -C, -v, -V; -p, -a, -y: not yet */
-	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqvV", longopts);
+	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvV", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
@@ -425,6 +463,9 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case 'v':
 			c->verbose = 1;
 			break;
+		case 'r':
+			c->recursive = 1;
+			break;
 		case 'V':
 			printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
 			return e2v_flush_stdout() ? FSCK_ERROR : E2V_CHECK_DONE;
@@ -457,19 +498,19 @@ static int e2v_check_status(struct e2v_check_cli *c, const struct e2verity_check
 	int status = st->failed || c->needs_recovery ? FSCK_UNCORRECTED : FSCK_OK;
 
 	if (c->missing) {
-		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not found in '%s'",
-			 c->missing, c->image);
+		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not checked in '%s'",
+			 c->missing, e2v_name(c->image));
 		status |= FSCK_ERROR;
 	}
 	if (err == E2VERITY_ET_CANCELLED) {
 		fprintf(stderr, "%s: %s: check of '%s' cancelled\n", e2v_prog,
-			strsignal(e2v_cancel), c->image);
+			strsignal(e2v_cancel), e2v_name(c->image));
 		snprintf(c->errbuf, sizeof(c->errbuf), "cancelled by %s", strsignal(e2v_cancel));
 		status |= FSCK_CANCELED;
 	} else if (err) {
-		e2v_error(err, "while %s '%s'", doing, what);
+		e2v_error(err, "while %s '%s'", doing, e2v_name(what));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while %s '%s'", error_message(err),
-			 doing, what);
+			 doing, e2v_name(what));
 		status |= FSCK_ERROR;
 	}
 	return status;
@@ -489,7 +530,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 		err = e2v_load_verifier(c->opts.certfile, c->opts.cafile, &c->verifier, &failed);
 		if (err) {
 			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",
-				 error_message(err), failed);
+				 error_message(err), e2v_name(failed));
 			return FSCK_ERROR;
 		}
 		c->opts.verifier = c->verifier;
@@ -498,7 +539,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	if (err) {
 		/* reported by the opening: not twice */
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while opening '%s'", error_message(err),
-			 c->image);
+			 e2v_name(c->image));
 		return FSCK_ERROR;
 	}
 	/*
@@ -508,7 +549,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	if (ext2fs_has_feature_journal_needs_recovery(fs->super)) {
 		c->needs_recovery = 1;
 		if (!c->quiet)
-			fprintf(stderr, E2V_MSG_NO_REPLAY, e2v_prog, c->image);
+			fprintf(stderr, E2V_MSG_NO_REPLAY, e2v_prog, e2v_name(c->image));
 	}
 	/* one set of hashing threads for all the files */
 	if (c->opts.threads > 1) {
@@ -522,9 +563,9 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	/* name what was checked, even after a failure, so that it can be reported */
 	err = e2v_name_files(c, fs);
 	if (err && !(status & FSCK_ERROR)) {
-		e2v_error(err, "while naming the files of '%s'", c->image);
+		e2v_error(err, "while naming the files of '%s'", e2v_name(c->image));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while naming the files of '%s'",
-			 error_message(err), c->image);
+			 error_message(err), e2v_name(c->image));
 		status |= FSCK_ERROR;
 	}
 	e2verity_workers_free(c->opts.workers);

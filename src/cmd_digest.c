@@ -53,7 +53,7 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 
 		err = e2v_digest_host_file(argv[i], &t, &res, &doing);
 		if (err) {
-			e2v_error(err, "while %s '%s'", doing, argv[i]);
+			e2v_error(err, "while %s '%s'", doing, e2v_name(argv[i]));
 			return E2V_EXIT_FAILURE;
 		}
 		if (!compact) {

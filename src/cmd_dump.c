@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "disk.h"
 
 enum {
 	OPT_OFFSET = OPT_FIRST_PRIVATE,
@@ -43,6 +43,7 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 	};
 	uint64_t offset = 0, length = UINT64_MAX;
 	const char *image, *type_name;
+	char why[256];
 	char *path;
 	unsigned int type;
 	struct e2v_getopt g;
@@ -67,9 +68,14 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
+	if (argc - optind > 3)
+		return e2v_usage_error(cmd, "too many operands: '%s' after IMAGE, PATH and the type",
+				       e2v_name(argv[optind + 3]));
 	if (argc - optind != 3)
 		return e2v_usage_error(cmd, "IMAGE, PATH and the metadata type are needed");
 	image = argv[optind];
+	if (!e2v_disk_name_valid(image, why, sizeof(why)))
+		return e2v_usage_error(cmd, "invalid IMAGE '%s'%s", e2v_name(image), why);
 	/* fsverity dump_metadata's order, TYPE then FILE, is taken too */
 	if (!e2v_dump_type(argv[optind + 2]) && e2v_dump_type(argv[optind + 1])) {
 		type_name = argv[optind + 1];
@@ -83,9 +89,9 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 		return e2v_usage_error(cmd,
 				       "unknown metadata type '%s' (merkle_tree, descriptor "
 				       "or signature)",
-				       type_name);
+				       e2v_name(type_name));
 	if (e2v_normalize_path(path))
-		return e2v_usage_error(cmd, E2V_MSG_RELATIVE, path);
+		return e2v_usage_error(cmd, E2V_MSG_RELATIVE, e2v_name(path));
 
 	if (e2v_cli_open_image(image, 0, &fs))
 		return E2V_EXIT_FAILURE;
@@ -93,7 +99,7 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	buf = malloc(E2V_DUMP_CHUNK);
 	if (!buf) {
-		e2v_error(ENOMEM, "while dumping '%s'", path);
+		e2v_error(ENOMEM, "while dumping '%s'", e2v_name(path));
 		goto out;
 	}
 	while (length) {
@@ -101,7 +107,7 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 
 		err = e2verity_read_metadata(fs, ino, type, offset, buf, want, &got);
 		if (err) {
-			e2v_error(err, "while reading the %s of '%s'", type_name, path);
+			e2v_error(err, "while reading the %s of '%s'", type_name, e2v_name(path));
 			goto out;
 		}
 		if (!got)

@@ -93,7 +93,7 @@ static errcode_t e2v_measure_select(const struct e2v_measure_cli *c, ext2_filsys
 	if (c->all) {
 		err = e2v_all_sealed(fs, c->image, mf);
 		if (err)
-			e2v_error(err, "while listing the sealed files of '%s'", c->image);
+			e2v_error(err, "while listing the sealed files of '%s'", e2v_name(c->image));
 		return err;
 	}
 	for (int i = 0; i < c->npaths; i++) {
@@ -105,7 +105,7 @@ static errcode_t e2v_measure_select(const struct e2v_measure_cli *c, ext2_filsys
 		}
 		err = e2v_manifest_add(mf, c->paths[i], ino);
 		if (err) {
-			e2v_error(err, "while measuring '%s'", c->paths[i]);
+			e2v_error(err, "while measuring '%s'", e2v_name(c->paths[i]));
 			return err;
 		}
 	}

@@ -16,7 +16,7 @@ int e2v_seal_workers_start(struct e2v_seal_cli *c)
 		return 0;
 	err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
 	if (err) {
-		e2v_error(err, "while starting hashing threads for '%s'", c->w.image);
+		e2v_error(err, "while starting hashing threads for '%s'", e2v_name(c->w.image));
 		return -1;
 	}
 	return 0;
@@ -37,7 +37,7 @@ static void e2v_fs_warnings(const struct e2v_seal_cli *c, ext2_filsys fs)
 			"%s: warning: '%s' has %u-byte blocks; Linux before 6.3 refuses to mount "
 			"a filesystem with fs-verity unless its block size is the page size "
 			"(4096)\n",
-			e2v_prog, c->w.image, fs->blocksize);
+			e2v_prog, e2v_name(c->w.image), fs->blocksize);
 	if (c->opts.params.block_size != 4096)
 		fprintf(stderr,
 			"%s: warning: %u-byte Merkle tree blocks; Linux before 6.3 only reads "
@@ -115,7 +115,8 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		c->index = i;
 		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plans[i]);
 		if (err) {
-			e2v_error(err, "while checking '%s'", sel->v[i].path);
+			e2v_error(err, "while checking '%s'%s", e2v_name(sel->v[i].path),
+				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino) : "");
 			bad++;
 			continue;
 		}
@@ -124,15 +125,14 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		if (e2v_plan_writes(&plans[i]))
 			*work = 1;
 		if (c->w.dry_run && !c->w.quiet)
-			printf("%s %s (%llu blocks at most%s)\n", e2v_action_word(c, &plans[i]),
-			       sel->v[i].path, (unsigned long long)plans[i].blocks_needed,
-			       e2v_ima_words(&plans[i]));
+			e2v_seal_list(sel, i, e2v_action_word(c, &plans[i]), plans[i].blocks_needed,
+				      e2v_ima_words(&plans[i]));
 	}
 	if (bad || sel->errors)
 		return E2V_EXIT_FAILURE;
 	if (need > avail + freed) {
 		e2v_error(E2VERITY_ET_NO_SPACE,
-			  "while checking '%s' (%llu blocks needed, %llu free)", c->w.image,
+			  "while checking '%s' (%llu blocks needed, %llu free)", e2v_name(c->w.image),
 			  (unsigned long long)(need - freed), (unsigned long long)avail);
 		return E2V_EXIT_FAILURE;
 	}
@@ -165,7 +165,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			/* a loading error was reported where it happened */
 			if (doing)
 				e2v_error(err, "while %s '%s'", doing,
-					  e2v_failed_file(err, c.so.keyfile, c.so.certfile));
+					  e2v_name(e2v_failed_file(err, c.so.keyfile, c.so.certfile)));
 			goto out;
 		}
 	}
@@ -193,16 +193,22 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	fs = pre.fs;
 	err = e2verity_seal_check_fs(fs, &c.opts);
 	if (err) {
-		if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS)
+		/* a page (4096 bytes) works with every kernel; smaller blocks since Linux 6.3 */
+		if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS && fs->blocksize >= 4096)
+			e2v_error(err, "while checking '%s' (--block-size=4096 works with every kernel)",
+				  e2v_name(c.w.image));
+		else if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS)
 			e2v_error(err,
 				  "while checking '%s' (--block-size=%u works with Linux 6.3 "
 				  "and later)",
-				  c.w.image, fs->blocksize);
+				  e2v_name(c.w.image), fs->blocksize);
 		else
-			e2v_error(err, "while checking '%s'", c.w.image);
+			e2v_error(err, "while checking '%s'", e2v_name(c.w.image));
 		goto out;
 	}
 	e2v_fs_warnings(&c, fs);
+	/* a dry run lists every name of a hard-linked file, sealed once */
+	c.w.sel.keep_links = c.w.dry_run;
 	status = e2v_select_run(&sel, fs, c.w.image, "seals", &c.w.sel, c.w.verbose);
 	if (status != E2V_EXIT_OK)
 		goto out;
@@ -212,13 +218,13 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		/* -r on an empty directory, or everything excluded: nothing to do is no failure */
 		if (!c.w.quiet)
 			fprintf(stderr, "%s: no regular file selected in '%s'\n", e2v_prog,
-				c.w.image);
+				e2v_name(c.w.image));
 		status = E2V_EXIT_OK;
 		goto out;
 	}
 	plans = calloc(sel.n ? sel.n : 1, sizeof(*plans));
 	if (!plans) {
-		e2v_error(ENOMEM, "while checking '%s'", c.w.image);
+		e2v_error(ENOMEM, "while checking '%s'", e2v_name(c.w.image));
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
@@ -252,6 +258,9 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_seal_report_skips(&c, &sel, plans);
 	else
 		status = e2v_seal_write(&c, &sel, plans);
+	/* a stopped run's summary counts them already */
+	if (status == E2V_EXIT_OK)
+		e2v_seal_note_skips(&c);
 	if (status == E2V_EXIT_OK)
 		status = e2v_seal_manifest_write(&c);
 	if (e2v_flush_stdout())

@@ -56,6 +56,9 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
+	if (argc - optind > 2)
+		return e2v_usage_error(cmd, "too many operands: '%s' after FILE and OUT_SIGFILE",
+				       e2v_name(argv[optind + 2]));
 	if (argc - optind != 2)
 		return e2v_usage_error(cmd, "FILE and OUT_SIGFILE are needed");
 	if (!so.keyfile)
@@ -72,21 +75,21 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	err = e2v_digest_host_file(file, &t, &res, &doing);
 	if (err) {
-		e2v_error(err, "while %s '%s'", doing, file);
+		e2v_error(err, "while %s '%s'", doing, e2v_name(file));
 		goto out;
 	}
 	err = e2verity_sign_digest(signer, t.params.hash_alg, res.digest, &sig, &sig_size);
 	if (err) {
-		e2v_error(err, "while signing '%s'", file);
+		e2v_error(err, "while signing '%s'", e2v_name(file));
 		goto out;
 	}
 	err = e2v_write_signature(sigfile, sig, sig_size);
 	if (err) {
-		e2v_error(err, "while writing the signature file '%s'", sigfile);
+		e2v_error(err, "while writing the signature file '%s'", e2v_name(sigfile));
 		goto out;
 	}
 	e2v_format_digest(t.params.hash_alg, res.digest, dg);
-	printf("Signed file '%s' (%s)\n", file, dg);
+	printf("Signed file '%s' (%s)\n", e2v_name(file), dg);
 	if (e2v_flush_stdout())
 		goto out;
 	ret = E2V_EXIT_OK;

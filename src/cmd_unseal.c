@@ -55,20 +55,50 @@ static int e2v_unseal_preflight(const struct e2v_write_args *c, ext2_filsys fs,
 			/* -a and -r meet unsealed files by the thousand: a note only with -v */
 			if (!c->quiet && (!sel->v[i].walked || c->verbose))
 				fprintf(stderr, "%s: '%s' is not sealed; skipped\n", e2v_prog,
-					sel->v[i].path);
+					e2v_name(sel->v[i].path));
 			continue;
 		}
 		if (err) {
-			e2v_error(err, "while unsealing '%s'", sel->v[i].path);
+			e2v_error(err, "while unsealing '%s'%s", e2v_name(sel->v[i].path),
+				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino) : "");
 			bad++;
 			continue;
 		}
 		todo[i] = 1;
 		(*ntodo)++;
 		if (c->dry_run && !c->quiet)
-			printf("unseal %s\n", sel->v[i].path);
+			printf("unseal %s\n", e2v_name(sel->v[i].path));
 	}
 	return bad || sel->errors ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+}
+
+/*
+ * Once no inode carries the verity flag, the feature goes too (tune2fs cannot
+ * clear it).  In a commit of its own, after the inodes': a flagged inode on a
+ * filesystem without the feature would not be measured by the kernel.
+ */
+static int e2v_unseal_feature(struct e2v_image *img, const char *image)
+{
+	ext2_ino_t *inos = NULL;
+	size_t n = 0;
+	errcode_t err;
+
+	if (!ext2fs_has_feature_verity(img->fs->super))
+		return E2V_EXIT_OK;
+	err = e2v_image_commit(img);
+	if (!err)
+		err = e2verity_list_verity_inodes(img->fs, &inos, &n);
+	free(inos);
+	if (!err && !n) {
+		ext2fs_clear_feature_verity(img->fs->super);
+		ext2fs_mark_super_dirty(img->fs);
+		err = e2v_image_commit(img);
+	}
+	if (err) {
+		e2v_error(err, "while %s '%s'", img->doing ? img->doing : "unsealing", image);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
 }
 
 int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
@@ -98,14 +128,14 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	todo = calloc(sel.n ? sel.n : 1, 1);
 	if (!todo) {
-		e2v_error(ENOMEM, "while checking '%s'", c.image);
+		e2v_error(ENOMEM, "while checking '%s'", e2v_name(c.image));
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
 	/* one scan of every inode proves every file's blocks, not one scan per file */
 	err = e2verity_owners_scan(img.fs, &owners);
 	if (err) {
-		e2v_error(err, "while reading the block maps of '%s'", c.image);
+		e2v_error(err, "while reading the block maps of '%s'", e2v_name(c.image));
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
@@ -120,18 +150,21 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 			continue;
 		err = e2verity_unseal_inode_with(img.fs, sel.v[i].ino, owners, &freed);
 		if (err) {
-			e2v_error(err, "while unsealing '%s' in '%s'", sel.v[i].path, c.image);
+			e2v_error(err, "while unsealing '%s' in '%s'", e2v_name(sel.v[i].path),
+				  e2v_name(c.image));
 			status = E2V_EXIT_FAILURE;
 			break;
 		}
 		if (c.verbose)
-			printf("unsealed %s: %llu blocks freed\n", sel.v[i].path,
+			printf("unsealed %s: %llu blocks freed\n", e2v_name(sel.v[i].path),
 			       (unsigned long long)freed);
 	}
 	if (e2v_cancel) {
 		fprintf(stderr, "%s: %s: nothing unsealed\n", e2v_prog, strsignal(e2v_cancel));
 		status = 128 + e2v_cancel;
 	}
+	if (status == E2V_EXIT_OK)
+		status = e2v_unseal_feature(&img, c.image);
 out:
 	e2verity_owners_free(owners);
 	if (status != E2V_EXIT_OK)

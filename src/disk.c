@@ -102,6 +102,15 @@ static errcode_t e2v_parse_io_options(struct e2v_disk *d, const char *opts, char
 	return 0;
 }
 
+int e2v_disk_name_valid(const char *name, char *why, size_t whysize)
+{
+	const char *opts = strchr(name, '?');
+	struct e2v_disk d = { 0 };
+
+	why[0] = '\0';
+	return !opts || !e2v_parse_io_options(&d, opts + 1, why, whysize);
+}
+
 #ifdef HAVE_BLKID
 /* What blkid calls the contents of a partition, for a message. */
 static void e2v_partition_type(int fd, uint64_t start, uint64_t size, char *out, size_t outsize)

@@ -26,6 +26,12 @@ struct e2v_disk {
  * "<error> while opening '<name>'"; e2v_disk_free() frees what was made
  * either way.
  */
+/*
+ * 1 if the io options of @name (after '?') are well formed; if not, @why
+ * says why, as e2v_disk_resolve() would: a mistake of the command line,
+ * found before anything is opened.
+ */
+int e2v_disk_name_valid(const char *name, char *why, size_t whysize);
 errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *partition, char *why,
 			   size_t whysize);
 /*

@@ -33,7 +33,7 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[--partition=N|NAME|UUID] [-n] [-f] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"
+	  "[--partition=N|NAME|UUID] [-n] [-f] [-r] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"
 	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures] IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
@@ -76,7 +76,7 @@ static const struct e2v_command *e2v_find_command(const char *name)
 
 static int e2v_unknown_command(const char *name)
 {
-	fprintf(stderr, "%s: unknown command '%s'\n", e2v_prog, name);
+	fprintf(stderr, "%s: unknown command '%s'\n", e2v_prog, e2v_name(name));
 	e2v_main_usage(stderr);
 	return E2V_EXIT_USAGE;
 }

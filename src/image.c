@@ -118,8 +118,12 @@ static errcode_t e2v_health(struct e2v_image *img, unsigned int flags)
 	errcode_t err = e2verity_fs_health(img->fs);
 
 	img->doing = "checking";
-	/* what a journal would replay could overwrite anything written now: never forced */
-	if (err == E2VERITY_ET_NEEDS_RECOVERY || !(flags & E2V_IMAGE_FORCE))
+	/*
+	 * What a journal would replay could overwrite anything written now, and
+	 * the orphans' recovery would truncate them: never forced.
+	 */
+	if (err == E2VERITY_ET_NEEDS_RECOVERY || err == E2VERITY_ET_ORPHANS_PENDING ||
+	    !(flags & E2V_IMAGE_FORCE))
 		return err;
 	return 0;
 }
@@ -169,7 +173,7 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 			fprintf(stderr,
 				"%s: warning: '%s' is mounted; what is read from it may be "
 				"stale\n",
-				e2v_prog, name);
+				e2v_prog, e2v_name(name));
 	}
 	if (flags & E2V_IMAGE_WRITE) {
 		if (undo) {
@@ -279,7 +283,7 @@ errcode_t e2v_image_close(struct e2v_image *img)
 void e2v_image_report(const struct e2v_image *img, errcode_t err)
 {
 	if (img->reason && *img->reason)
-		e2v_error(err, "while %s '%s'%s", img->doing, img->what, img->reason);
+		e2v_error(err, "while %s '%s'%s", img->doing, e2v_name(img->what), img->reason);
 	else
 		e2v_report_image_error(err, img->doing, img->what,
 				       !!(img->flags & (E2V_IMAGE_WRITE | E2V_IMAGE_PREFLIGHT)));
@@ -315,7 +319,7 @@ errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
 	if (*fs)
 		err = ext2fs_close_free(fs);
 	if (err)
-		e2v_error(err, "while closing '%s'", image);
+		e2v_error(err, "while closing '%s'", e2v_name(image));
 	if (e2v_cli_disk) {
 		e2v_disk_free(e2v_cli_disk);
 		free(e2v_cli_disk);

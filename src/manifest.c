@@ -45,7 +45,7 @@ int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char
 		e2v_bin2hex(digest, a->digest_size, hex);
 		fprintf(f, "%s:%s ", a->name, hex);
 	}
-	e2v_write_path(f, path);
+	e2v_write_name(f, path);
 	return fputc('\n', f) == EOF || ferror(f) ? EIO : 0;
 }
 
@@ -168,68 +168,28 @@ unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf)
 		struct ext2_inode inode;
 
 		/* the names of one inode are next to each other only by chance: measure each */
-		e->err = e2verity_measure_inode(fs, e->ino, &e->m);
+		e->err = ext2fs_read_inode(fs, e->ino, &inode);
+		/* a directory or a link is not "not sealed": say what it is */
+		if (!e->err && !LINUX_S_ISREG(inode.i_mode))
+			e->err = LINUX_S_ISDIR(inode.i_mode) ? EISDIR : E2VERITY_ET_NOT_REGULAR;
 		if (!e->err)
-			e->err = ext2fs_read_inode(fs, e->ino, &inode);
+			e->err = e2verity_measure_inode(fs, e->ino, &e->m);
 		if (e->err) {
-			e2v_error(e->err, "while measuring '%s'", e->path);
+			e2v_error(e->err, "while measuring '%s'%s", e2v_name(e->path),
+				  e->err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, e->ino) : "");
 			bad++;
 		}
 	}
 	return bad;
 }
 
-void e2v_write_path(FILE *f, const char *path)
-{
-	const char *s = path;
-
-	while (*s) {
-		unsigned char c = *s;
-		int n = e2v_utf8_seq(s);
-
-		if (c == '\\') {
-			fputs("\\\\", f);
-		} else if (c == '\n') {
-			fputs("\\n", f);
-		} else if (c == '\t') {
-			fputs("\\t", f);
-		} else if (c < 0x20 || c == 0x7f || n == 0) {
-			/* a control byte or a byte that is not UTF-8: shown, never confused */
-			fprintf(f, "\\x%02x", c);
-		} else {
-			fwrite(s, 1, n, f);
-			s += n;
-			continue;
-		}
-		s++;
-	}
-}
-
-int e2v_path_needs_escape(const char *path)
-{
-	for (const char *s = path; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '\\')
-			return 1;
-	return !e2v_utf8_valid(path);
-}
-
 static void e2v_manifest_json_entry(struct e2v_json *j, const struct e2v_manifest_entry *e)
 {
 	const struct e2verity_descriptor *d = &e->m.desc;
 	char dg[E2V_DIGEST_STRING_MAX], salt[2 * E2VERITY_MAX_SALT_SIZE + 1];
-	char *hex;
 
 	e2v_json_begin_object(j, NULL);
-	e2v_json_string(j, "path", e->path);
-	if (!e2v_utf8_valid(e->path)) {
-		/* JSON strings are Unicode: the bytes themselves, so no name can be mistaken */
-		hex = malloc(2 * strlen(e->path) + 1);
-		if (hex) {
-			e2v_bin2hex((const uint8_t *)e->path, strlen(e->path), hex);
-			e2v_json_string(j, "path_hex", hex);
-			free(hex);
-		}
-	}
+	e2v_json_name(j, "path", e->path);
 	e2v_json_uint(j, "inode", e->ino);
 	e2v_json_uint(j, "size", d->data_size);
 	e2v_json_string(j, "hash_algorithm", e2verity_hash_alg_by_num(d->hash_algorithm)->name);

@@ -48,12 +48,4 @@ errcode_t e2v_manifest_names(ext2_filsys fs, const char *image, const struct e2v
 			     struct e2v_manifest *out);
 void e2v_manifest_free(struct e2v_manifest *mf);
 
-/*
- * A path in text output: '\\' for a backslash, '\n' and '\t', and '\xHH' for
- * any other control byte or a byte that is not part of valid UTF-8.  Two
- * different names never print alike.
- */
-void e2v_write_path(FILE *f, const char *path);
-int e2v_path_needs_escape(const char *path);
-
 #endif /* E2VERITY_MANIFEST_H */

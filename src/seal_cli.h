@@ -55,6 +55,8 @@ struct e2v_seal_cli {
 	struct e2v_progress bar;
 	size_t index, total; /* the file being sealed: its index in the selection */
 	const char *current;
+	size_t skipped; /* files reported as sealed already, with these parameters */
+	size_t ima_kept; /* files sealed already whose security.ima is kept */
 };
 
 /* seal_options.c: the command line, checked whole; E2V_EXIT_OK or the usage status */
@@ -92,6 +94,14 @@ errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 			  const struct e2verity_seal_result *res, unsigned int bs);
 void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 			   const struct e2verity_seal_plan *plans);
+/* How many files were sealed already (one line each with -v, said as they were met). */
+void e2v_seal_note_skips(const struct e2v_seal_cli *c);
+/*
+ * A dry run's line for file @i: "ACTION PATH (N blocks at most@more)", then
+ * its other names.
+ */
+void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
+		   uint64_t blocks, const char *more);
 int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
 		     const struct e2verity_seal_plan *plans);
 int e2v_seal_manifest_write(struct e2v_seal_cli *c);

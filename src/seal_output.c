@@ -24,7 +24,7 @@ static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const c
 	if (!c->manifest)
 		return 0;
 	if (e2v_manifest_add(&c->mf, path, ino)) {
-		e2v_error(ENOMEM, "while writing the manifest '%s'", c->manifest);
+		e2v_error(ENOMEM, "while writing the manifest '%s'", e2v_name(c->manifest));
 		return -1;
 	}
 	e = &c->mf.v[c->mf.n - 1];
@@ -79,7 +79,7 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c)
 		return E2V_EXIT_OK;
 	err = e2v_seal_manifest_text(c, &buf, &len);
 	if (err) {
-		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		e2v_error(err, "while writing the manifest '%s'", e2v_name(c->manifest));
 		free(buf);
 		return E2V_EXIT_FAILURE;
 	}
@@ -101,7 +101,7 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c)
 	e2v_outfile_abort(&out);
 	free(buf);
 	if (err) {
-		e2v_error(err, "while writing the manifest '%s'", c->manifest);
+		e2v_error(err, "while writing the manifest '%s'", e2v_name(c->manifest));
 		return E2V_EXIT_FAILURE;
 	}
 	return E2V_EXIT_OK;
@@ -130,7 +130,7 @@ int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_se
 		}
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 		if (err) {
-			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
 			status = E2V_EXIT_FAILURE;
 		} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &r.desc,
 						 r.digest)) {
@@ -151,7 +151,7 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 	fprintf(stderr,
 		"%s: %s: %s, %llu bytes, %u-byte tree blocks, metadata at blocks %llu-%llu, "
 		"%llu blocks allocated, %llu freed%s%s%s\n",
-		e2v_prog, path, r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
+		e2v_prog, e2v_name(path), r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
 		(unsigned long long)r->desc.data_size, 1u << r->desc.log_blocksize,
 		(unsigned long long)(r->layout.merkle_pos / bs),
 		(unsigned long long)(r->layout.end / bs - 1),
@@ -160,17 +160,53 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 		r->inline_moved ? ", inline data moved to a block" : "", ima);
 }
 
-static void e2v_seal_note_skip(const struct e2v_seal_cli *c, const char *path,
+/* A run resumed after an interruption meets thousands: a count, the names with -v. */
+static void e2v_seal_note_skip(struct e2v_seal_cli *c, const char *path,
 			       enum e2verity_ima_action ima)
 {
-	if (c->w.quiet)
+	if (ima == E2VERITY_IMA_KEEP)
+		c->ima_kept++;
+	else
+		c->skipped++;
+	if (c->w.quiet || !c->w.verbose)
 		return;
 	if (ima == E2VERITY_IMA_KEEP)
 		fprintf(stderr, "%s: '%s' has this security.ima already; skipped\n", e2v_prog,
-			path);
-	else if (!c->ima_only)
+			e2v_name(path));
+	else
 		fprintf(stderr, "%s: '%s' is already sealed with these parameters; skipped\n",
-			e2v_prog, path);
+			e2v_prog, e2v_name(path));
+}
+
+void e2v_seal_note_skips(const struct e2v_seal_cli *c)
+{
+	if (c->w.quiet || c->w.verbose)
+		return;
+	if (c->skipped)
+		fprintf(stderr,
+			"%s: %zu file%s already sealed with these parameters; skipped (-v names "
+			"them)\n",
+			e2v_prog, c->skipped, c->skipped == 1 ? " is" : "s are");
+	if (c->ima_kept)
+		fprintf(stderr, "%s: %zu file%s this security.ima already; skipped (-v names them)\n",
+			e2v_prog, c->ima_kept, c->ima_kept == 1 ? " has" : "s have");
+}
+
+void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
+		   uint64_t blocks, const char *more)
+{
+	const struct e2v_target *links;
+	size_t n;
+
+	printf("%s ", action);
+	e2v_write_name(stdout, sel->v[i].path);
+	printf(" (%llu blocks at most%s)\n", (unsigned long long)blocks, more);
+	links = e2v_select_links(sel, sel->v[i].ino, &n);
+	for (size_t k = 0; k < n; k++) {
+		fputs("and ", stdout);
+		e2v_write_name(stdout, links[k].path);
+		fputs(" (another name of the same file)\n", stdout);
+	}
 }
 
 /* What became of security.ima, when it is worth saying: a value replaced or removed is. */
@@ -181,14 +217,14 @@ static void e2v_seal_note_ima(const struct e2v_seal_cli *c, const char *path,
 		return;
 	if (r->ima == E2VERITY_IMA_REPLACE)
 		fprintf(stderr, "%s: '%s': its security.ima was replaced (--force)\n", e2v_prog,
-			path);
+			e2v_name(path));
 	else if (r->ima == E2VERITY_IMA_REMOVE)
 		fprintf(stderr,
 			"%s: '%s': its security.ima signed the digest it had: removed\n",
-			e2v_prog, path);
+			e2v_prog, e2v_name(path));
 	else if (r->action == E2VERITY_SEAL_SKIP && r->ima == E2VERITY_IMA_WRITE && c->w.verbose)
-		fprintf(stderr, "%s: %s: security.ima of key %08x written\n", e2v_prog, path,
-			r->ima_key_id);
+		fprintf(stderr, "%s: %s: security.ima of key %08x written\n", e2v_prog,
+			e2v_name(path), r->ima_key_id);
 }
 
 errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,

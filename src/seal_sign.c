@@ -106,18 +106,39 @@ static errcode_t e2v_read_sig(const char *path, struct e2v_detached *d)
 	return 0;
 }
 
-/* DIR/<path inside the image without its leading '/'>.sig, or the one --signature file */
-static char *e2v_sig_path(const struct e2v_seal_cli *c, const char *path)
+/*
+ * DIR/<path inside the image without its leading '/'>.sig, the path written
+ * as e2verity prints it (the line of a manifest, escaped), or the one
+ * --signature file.  The name on the host is made of the printed form, so
+ * that `while read -r hex path` finds the same file for every name; and it
+ * never leaves DIR: a path with a "." or ".." component is refused (the
+ * selection never makes one: names are normalised, and a directory entry
+ * that is not a name is not followed).
+ */
+static errcode_t e2v_sig_path(const struct e2v_seal_cli *c, const char *path, char **out)
 {
-	char *p;
+	char *esc;
+	int r;
 
-	if (c->sigfile)
-		return strdup(c->sigfile);
+	*out = NULL;
+	if (c->sigfile) {
+		*out = strdup(c->sigfile);
+		return *out ? 0 : ENOMEM;
+	}
+	if (!e2v_path_contained(path))
+		return EINVAL;
 	while (*path == '/')
 		path++;
-	if (asprintf(&p, "%s/%s.sig", c->sigdir, path) < 0)
-		return NULL;
-	return p;
+	esc = e2v_escape(path);
+	if (!esc)
+		return ENOMEM;
+	r = asprintf(out, "%s/%s.sig", c->sigdir, esc);
+	free(esc);
+	if (r < 0) {
+		*out = NULL;
+		return ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -142,7 +163,7 @@ int e2v_detached_open(struct e2v_seal_cli *c)
 	if (fd >= 0)
 		close(fd);
 	if (err) {
-		e2v_error(err, "while reading signatures from '%s'", src);
+		e2v_error(err, "while reading signatures from '%s'", e2v_name(src));
 		return E2V_EXIT_FAILURE;
 	}
 	if (!c->so.certfile && !c->cafile)
@@ -168,12 +189,14 @@ int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
 	}
 	c->ndetached = sel->n;
 	for (size_t i = 0; i < sel->n; i++) {
-		char *path = e2v_sig_path(c, sel->v[i].path);
+		char *path;
 
-		err = path ? e2v_read_sig(path, &c->detached[i]) : ENOMEM;
+		err = e2v_sig_path(c, sel->v[i].path, &path);
+		if (!err)
+			err = e2v_read_sig(path, &c->detached[i]);
 		if (err) {
 			e2v_error(err, "while reading the signature '%s' of '%s'",
-				  path ? path : "?", sel->v[i].path);
+				  path ? e2v_name(path) : "?", e2v_name(sel->v[i].path));
 			bad++;
 		} else if (c->detached[i].size > max) {
 			max = c->detached[i].size;
@@ -212,16 +235,16 @@ int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v
 			continue;
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 		if (err) {
-			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
 			bad++;
 			continue;
 		}
 		err = e2verity_verifier_verify(c->verifier, r.desc.hash_algorithm, r.digest, d->sig,
 					       d->size);
 		if (err) {
-			path = e2v_sig_path(c, sel->v[i].path);
+			e2v_sig_path(c, sel->v[i].path, &path);
 			e2v_error(err, "while verifying the signature '%s' of '%s'",
-				  path ? path : "?", sel->v[i].path);
+				  path ? e2v_name(path) : "?", e2v_name(sel->v[i].path));
 			free(path);
 			bad++;
 			if (err == E2VERITY_ET_NO_MEMORY)

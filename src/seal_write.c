@@ -34,6 +34,7 @@ struct e2v_seal_run {
 	struct e2v_seal_pending *pending;
 	size_t npending;
 	size_t sealed;	/* committed */
+	size_t skipped; /* committed, and sealed already before this run */
 	uint64_t bytes; /* hashed since the last commit */
 };
 
@@ -47,14 +48,19 @@ static errcode_t e2v_seal_commit(struct e2v_seal_cli *c, const struct e2v_select
 	e2v_progress_clear(&c->bar);
 	err = e2v_image_commit(img);
 	if (err) {
-		e2v_error(err, "while %s '%s'", img->doing, img->what);
+		e2v_error(err, "while %s '%s'", img->doing, e2v_name(img->what));
 		return err;
 	}
 	/* e2v_seal_manifest_add() says what failed */
-	for (size_t i = 0; i < run->npending && !err; i++)
-		err = e2v_seal_report(c, &sel->v[run->pending[i].index], &run->pending[i].res,
-				      img->fs->blocksize);
-	run->sealed += run->npending;
+	for (size_t i = 0; i < run->npending; i++) {
+		if (run->pending[i].res.action == E2VERITY_SEAL_SKIP)
+			run->skipped++;
+		else
+			run->sealed++;
+		if (!err)
+			err = e2v_seal_report(c, &sel->v[run->pending[i].index],
+					      &run->pending[i].res, img->fs->blocksize);
+	}
 	run->npending = 0;
 	run->bytes = 0;
 	return err;
@@ -72,7 +78,7 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 
 	run.pending = calloc(sel->n, sizeof(*run.pending));
 	if (!run.pending) {
-		e2v_error(ENOMEM, "while sealing files of '%s'", c->w.image);
+		e2v_error(ENOMEM, "while sealing files of '%s'", e2v_name(c->w.image));
 		return E2V_EXIT_FAILURE;
 	}
 	err = e2v_write_image_open(&img, &c->w, 0);
@@ -100,7 +106,8 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 			inos[i] = sel->v[i].ino;
 		err = e2verity_seal_batch_new(img.fs, &c->opts, inos, sel->n, &c->opts.batch);
 		if (err) {
-			e2v_error(err, "while starting hashing threads for '%s'", c->w.image);
+			e2v_error(err, "while starting hashing threads for '%s'",
+				  e2v_name(c->w.image));
 			status = E2V_EXIT_FAILURE;
 			goto out;
 		}
@@ -131,8 +138,8 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		if (err) {
 			e2v_progress_clear(&c->bar);
 			if (err != E2VERITY_ET_CANCELLED)
-				e2v_error(err, "while sealing '%s' in '%s'", sel->v[i].path,
-					  c->w.image);
+				e2v_error(err, "while sealing '%s' in '%s'",
+					  e2v_name(sel->v[i].path), e2v_name(c->w.image));
 			break;
 		}
 		run.npending++;
@@ -160,7 +167,12 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 	}
 	if (e2v_cancel)
 		status = 128 + e2v_cancel;
-	if (status != E2V_EXIT_OK && !c->w.quiet)
+	/* the files sealed before this run are not counted as its work */
+	if (status != E2V_EXIT_OK && !c->w.quiet && run.skipped)
+		fprintf(stderr, "%s: %s: %zu of %zu files sealed, %zu skipped (sealed already)\n",
+			e2v_prog, e2v_cancel ? strsignal(e2v_cancel) : "stopped", run.sealed,
+			sel->n, run.skipped);
+	else if (status != E2V_EXIT_OK && !c->w.quiet)
 		fprintf(stderr, "%s: %s: %zu of %zu files sealed\n", e2v_prog,
 			e2v_cancel ? strsignal(e2v_cancel) : "stopped", run.sealed, sel->n);
 out:
@@ -170,7 +182,7 @@ out:
 	e2v_seal_workers_stop(c);
 	err = e2v_image_close(&img);
 	if (err) {
-		e2v_error(err, "while %s '%s'", img.doing, img.what);
+		e2v_error(err, "while %s '%s'", img.doing, e2v_name(img.what));
 		status = status == E2V_EXIT_OK ? E2V_EXIT_FAILURE : status;
 	}
 	free(run.pending);

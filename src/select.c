@@ -22,6 +22,11 @@ void e2v_select_free(struct e2v_selection *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].path);
 	free(s->v);
+	for (size_t i = 0; i < s->nlinks; i++)
+		free(s->links[i].path);
+	free(s->links);
+	s->links = NULL;
+	s->nlinks = s->caplinks = 0;
 	if (s->seen)
 		ext2fs_free_inode_bitmap(s->seen);
 	s->v = NULL;
@@ -50,8 +55,20 @@ static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_
 {
 	if (s->only && !ext2fs_test_inode_bitmap2(s->only, ino))
 		return 0;
-	if (ext2fs_test_inode_bitmap2(s->seen, ino) && !s->all_names)
+	if (ext2fs_test_inode_bitmap2(s->seen, ino) && !s->all_names) {
+		if (!s->keep_links)
+			return 0;
+		/* another name of a file selected already: kept for the listing */
+		if (e2v_grow((void **)&s->links, &s->caplinks, s->nlinks, sizeof(*s->links)))
+			return ENOMEM;
+		s->links[s->nlinks].path = strdup(path);
+		if (!s->links[s->nlinks].path)
+			return ENOMEM;
+		s->links[s->nlinks].ino = ino;
+		s->links[s->nlinks].walked = walked;
+		s->nlinks++;
 		return 0;
+	}
 	if (e2v_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
 		return ENOMEM;
 	s->v[s->n].path = strdup(path);
@@ -67,8 +84,10 @@ static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_
 /* one directory entry, collected so that entries are visited sorted by name */
 struct e2v_dirent {
 	char *name;
+	int len;
 	ext2_ino_t ino;
 	int type; /* EXT2_FT_* */
+	int bad;  /* a name that cannot be joined into a path (e2v_dirent_name_bad()) */
 };
 
 struct e2v_dirlist {
@@ -82,6 +101,7 @@ static int e2v_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent,
 {
 	struct e2v_dirlist *l = priv;
 	int len = ext2fs_dirent_name_len(dirent);
+	int bad = e2v_dirent_name_bad(dirent->name, len);
 
 	if ((len == 1 && dirent->name[0] == '.') ||
 	    (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
@@ -90,13 +110,18 @@ static int e2v_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent,
 		l->err = ENOMEM;
 		return DIRENT_ABORT;
 	}
-	l->v[l->n].name = strndup(dirent->name, len);
+	/* the bytes as they are, a NUL among them included: the name is judged, not cut */
+	l->v[l->n].name = malloc(len + 1);
 	if (!l->v[l->n].name) {
 		l->err = ENOMEM;
 		return DIRENT_ABORT;
 	}
+	memcpy(l->v[l->n].name, dirent->name, len);
+	l->v[l->n].name[len] = '\0';
+	l->v[l->n].len = len;
 	l->v[l->n].ino = dirent->inode;
 	l->v[l->n].type = ext2fs_dirent_file_type(dirent);
+	l->v[l->n].bad = bad;
 	l->n++;
 	return 0;
 }
@@ -118,6 +143,25 @@ static char *e2v_join(const char *dir, const char *name)
 	return p;
 }
 
+/*
+ * A name that would make a path other than the entry's own ("a/../../x", or
+ * one cut short at a NUL) is never joined: the file behind it is not
+ * selected, and the selection fails, as for an unreadable directory.  The
+ * bytes are shown escaped, '/' and NUL as \xHH.
+ */
+static void e2v_dirent_refuse(struct e2v_selection *s, const char *dir,
+			      const struct e2v_dirent *d)
+{
+	char *shown = e2v_escape_component(d->name, d->len);
+
+	e2v_error(EXT2_ET_DIR_CORRUPTED,
+		  "while reading directory '%s': the entry '%s' (inode %u) is not a name a path "
+		  "can hold (e2fsck -f repairs it); not followed",
+		  e2v_name(dir), shown ? shown : "?", d->ino);
+	free(shown);
+	s->errors++;
+}
+
 /* Adds the regular files under directory @dir, depth first, each directory sorted by name. */
 static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t dir,
 			  ext2fs_inode_bitmap dirs_seen)
@@ -133,7 +177,7 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 	if (!err)
 		err = l.err;
 	if (err) {
-		e2v_error(err, "while reading directory '%s'", path);
+		e2v_error(err, "while reading directory '%s'", e2v_name(path));
 		s->errors++;
 		err = 0;
 		goto out;
@@ -142,9 +186,14 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 		qsort(l.v, l.n, sizeof(*l.v), e2v_dirent_cmp);
 	for (size_t i = 0; i < l.n && !err; i++) {
 		struct ext2_inode inode;
-		char *child = e2v_join(path, l.v[i].name);
+		char *child;
 		int type = l.v[i].type;
 
+		if (l.v[i].bad) {
+			e2v_dirent_refuse(s, path, &l.v[i]);
+			continue;
+		}
+		child = e2v_join(path, l.v[i].name);
 		if (!child) {
 			err = ENOMEM;
 			break;
@@ -153,7 +202,7 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 			/* no file types in the directory (old filesystems): ask the inode */
 			err = ext2fs_read_inode(s->fs, l.v[i].ino, &inode);
 			if (err) {
-				e2v_error(err, "while reading the inode of '%s'", child);
+				e2v_error(err, "while reading the inode of '%s'", e2v_name(child));
 				s->errors++;
 				err = 0;
 				free(child);
@@ -165,7 +214,7 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 		}
 		if (e2v_select_excluded(s, child)) {
 			if (s->verbose)
-				fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, child);
+				fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, e2v_name(child));
 		} else if (type == EXT2_FT_DIR) {
 			err = e2v_walk(s, child, l.v[i].ino, dirs_seen);
 		} else if (type == EXT2_FT_REG_FILE) {
@@ -187,7 +236,7 @@ static errcode_t e2v_walk_from(struct e2v_selection *s, const char *path, ext2_i
 
 	err = ext2fs_allocate_inode_bitmap(s->fs, "walked directories", &dirs_seen);
 	if (err) {
-		e2v_error(err, "while reading directory '%s'", path);
+		e2v_error(err, "while reading directory '%s'", e2v_name(path));
 		return err;
 	}
 	err = e2v_walk(s, path, dir, dirs_seen);
@@ -206,13 +255,13 @@ errcode_t e2v_select_path(struct e2v_selection *s, const char *name)
 	if (!path)
 		return ENOMEM;
 	if (e2v_normalize_path(path)) {
-		e2v_error(0, E2V_MSG_RELATIVE, name);
+		e2v_error(0, E2V_MSG_RELATIVE, e2v_name(name));
 		s->errors++;
 		goto out;
 	}
 	if (e2v_select_excluded(s, path)) {
 		if (s->verbose)
-			fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, path);
+			fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, e2v_name(path));
 		goto out;
 	}
 	err = e2v_cli_lookup(s->fs, s->image, path, &ino);
@@ -222,7 +271,7 @@ errcode_t e2v_select_path(struct e2v_selection *s, const char *name)
 	}
 	err = ext2fs_read_inode(s->fs, ino, &inode);
 	if (err) {
-		e2v_error(err, "while reading the inode of '%s'", path);
+		e2v_error(err, "while reading the inode of '%s'", e2v_name(path));
 		s->errors++;
 		goto out;
 	}
@@ -232,8 +281,8 @@ errcode_t e2v_select_path(struct e2v_selection *s, const char *name)
 			free(path);
 			return err;
 		}
-		e2v_error(EISDIR, "while checking '%s' (-r %s the files under a directory)", path,
-			  s->verb ? s->verb : "selects");
+		e2v_error(EISDIR, "while checking '%s' (-r %s the files under a directory)",
+			  e2v_name(path), s->verb ? s->verb : "selects");
 		s->errors++;
 		goto out;
 	}
@@ -256,12 +305,12 @@ errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int n
 	FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
-	ssize_t len;
+	ssize_t len, bad;
 	errcode_t err = 0;
 
 	if (!f) {
 		err = errno;
-		e2v_error(err, "while opening the file list '%s'", list);
+		e2v_error(err, "while opening the file list '%s'", e2v_name(list));
 		return err;
 	}
 	while (!err && (len = getdelim(&line, &cap, nul ? '\0' : '\n', f)) >= 0) {
@@ -275,16 +324,27 @@ errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int n
 				  "while reading the file list '%s': line %zu has a NUL byte "
 				  "(-0 reads a list of NUL-terminated names, as find -print0 "
 				  "writes)",
-				  list, lineno);
+				  e2v_name(list), lineno);
 			break;
 		}
 		if (len == 0)
 			continue;
+		/* a line list holds names as e2verity prints them: the same escapes read back */
+		bad = nul ? -1 : e2v_unescape(line);
+		if (bad >= 0) {
+			err = EINVAL;
+			e2v_error(err,
+				  "while reading the file list '%s': line %zu, byte %zd: a backslash "
+				  "that starts none of \\\\, \\n, \\t, \\xHH (a list holds names as "
+				  "e2verity prints them; -0 reads them as they are)",
+				  e2v_name(list), lineno, bad + 1);
+			break;
+		}
 		err = e2v_select_path(s, line);
 	}
 	if (!err && ferror(f)) {
 		err = errno ? errno : EIO;
-		e2v_error(err, "while reading the file list '%s'", list);
+		e2v_error(err, "while reading the file list '%s'", e2v_name(list));
 	}
 	free(line);
 	if (f != stdin)
@@ -393,6 +453,15 @@ errcode_t e2v_write_image_open(struct e2v_image *img, const struct e2v_write_arg
 	return e2v_image_open(img, w->image, flags | E2V_IMAGE_WRITE, w->undo_file);
 }
 
+static int e2v_link_cmp(const void *a, const void *b)
+{
+	const struct e2v_target *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
 int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image, const char *verb,
 		   const struct e2v_select_args *a, int verbose)
 {
@@ -400,12 +469,13 @@ int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image,
 
 	err = e2v_select_init(sel, fs, image);
 	if (err) {
-		e2v_error(err, "while reading '%s'", image);
+		e2v_error(err, "while reading '%s'", e2v_name(image));
 		return E2V_EXIT_FAILURE;
 	}
 	sel->excludes = a->excludes;
 	sel->nexcludes = a->nexcludes;
 	sel->recursive = a->recursive;
+	sel->keep_links = a->keep_links;
 	sel->verbose = verbose;
 	sel->verb = verb;
 	for (int i = 0; !err && i < a->npaths; i++)
@@ -417,8 +487,31 @@ int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image,
 	if (err) {
 		/* a file list that cannot be read was reported where it failed */
 		if (err == ENOMEM)
-			e2v_error(err, "while selecting files in '%s'", image);
+			e2v_error(err, "while selecting files in '%s'", e2v_name(image));
 		return E2V_EXIT_FAILURE;
 	}
+	if (sel->nlinks)
+		qsort(sel->links, sel->nlinks, sizeof(*sel->links), e2v_link_cmp);
 	return E2V_EXIT_OK;
+}
+
+const struct e2v_target *e2v_select_links(const struct e2v_selection *sel, ext2_ino_t ino,
+					  size_t *n)
+{
+	size_t lo = 0, hi = sel->nlinks, first;
+
+	/* the first link of @ino: links are sorted by inode */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sel->links[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	while (lo < sel->nlinks && sel->links[lo].ino == ino)
+		lo++;
+	*n = lo - first;
+	return *n ? &sel->links[first] : NULL;
 }

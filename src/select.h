@@ -22,6 +22,9 @@ struct e2v_selection {
 	size_t nexcludes;
 	int recursive;		  /* -r: a directory stands for the regular files under it */
 	int all_names;		  /* every name of a hard-linked file, not the first only */
+	int keep_links;		  /* without all_names: the further names go to @links */
+	struct e2v_target *links; /* the names of files already in @v, in the order met */
+	size_t nlinks, caplinks;
 	ext2fs_inode_bitmap only; /* when set: only these inodes are selected */
 	int verbose;
 	unsigned int errors; /* paths that could not be selected (each reported) */
@@ -43,8 +46,10 @@ errcode_t e2v_select_path(struct e2v_selection *s, const char *path);
 /* Adds every regular file of the filesystem (-a). */
 errcode_t e2v_select_all(struct e2v_selection *s);
 /*
- * Adds the paths listed in @list ("-" is standard input): one per line, or
- * NUL-terminated when @nul (-0).  A NUL byte in a line list is an error.
+ * Adds the paths listed in @list ("-" is standard input): one per line,
+ * escaped as e2verity prints names (e2v_unescape()), or NUL-terminated and
+ * as they are when @nul (-0).  A NUL byte or a stray backslash in a line
+ * list is an error.
  */
 errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int nul);
 
@@ -57,6 +62,7 @@ struct e2v_select_args {
 	const char **excludes;
 	size_t nexcludes;
 	int recursive, all, null;
+	int keep_links; /* not an option: the command lists every name (e2v_selection) */
 };
 
 /* clang-format off */
@@ -129,5 +135,11 @@ errcode_t e2v_write_image_open(struct e2v_image *img, const struct e2v_write_arg
  */
 int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image, const char *verb,
 		   const struct e2v_select_args *a, int verbose);
+/*
+ * With keep_links, after e2v_select_run(): the further names of inode @ino,
+ * sorted (*@n of them from the returned one; NULL when none).
+ */
+const struct e2v_target *e2v_select_links(const struct e2v_selection *sel, ext2_ino_t ino,
+					  size_t *n);
 
 #endif /* E2VERITY_SELECT_H */

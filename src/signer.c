@@ -134,7 +134,7 @@ static errcode_t e2v_load_with_pass(const struct e2v_signer_opts *o, e2v_key_loa
 	if (o->key_pass) {
 		err = e2v_pass_from(o->key_pass, pass, sizeof(pass));
 		if (err) {
-			e2v_error(err, "while reading the pass phrase from '%s'", o->key_pass);
+			e2v_error(err, "while reading the pass phrase from '%s'", e2v_name(o->key_pass));
 			goto out;
 		}
 		err = load(o->keyfile, o->certfile, pass, ret);
@@ -147,7 +147,8 @@ static errcode_t e2v_load_with_pass(const struct e2v_signer_opts *o, e2v_key_loa
 		}
 	}
 	if (err)
-		e2v_error(err, "while loading '%s'", e2v_failed_file(err, o->keyfile, o->certfile));
+		e2v_error(err, "while loading '%s'",
+			  e2v_name(e2v_failed_file(err, o->keyfile, o->certfile)));
 out:
 	OPENSSL_cleanse(pass, sizeof(pass));
 	return err;
@@ -167,7 +168,7 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 		fprintf(stderr,
 			"%s: warning: '%s' has no Authority Key Identifier: the kernel cannot "
 			"chain it to a CA in its keyring\n",
-			e2v_prog, o->certfile ? o->certfile : o->keyfile);
+			e2v_prog, e2v_name(o->certfile ? o->certfile : o->keyfile));
 	return 0;
 }
 
@@ -186,7 +187,7 @@ errcode_t e2v_load_ima_signer(const struct e2v_signer_opts *o, struct e2verity_i
 		fprintf(stderr,
 			"%s: warning: '%s' has no subject key identifier: the key id is derived "
 			"from the key, as evmctl derives it, and the kernel may not find the key\n",
-			e2v_prog, o->certfile);
+			e2v_prog, e2v_name(o->certfile));
 	return 0;
 }
 
@@ -204,7 +205,7 @@ errcode_t e2v_load_verifier(const char *certfile, const char *cafile, struct e2v
 		*failed = e2v_last_failure.object;
 	else
 		*failed = certfile ? certfile : cafile;
-	e2v_error(err, "while loading '%s'", *failed);
+	e2v_error(err, "while loading '%s'", e2v_name(*failed));
 	return err;
 }
 

@@ -22,8 +22,10 @@ tree=$1 img=$2 out=$3 key=$4 cert=$5
 mkdir -p "$out"
 
 # sign_service LIST SIGDIR: one DER PKCS#7 signature per "HEX /path" line of LIST, written to
-# SIGDIR/path.sig.  HEX is the formatted digest a built-in signature signs; -nocerts -noattr
-# give the form of "fsverity sign" (the kernel finds the certificate in its .fs-verity keyring).
+# SIGDIR/path.sig, the path as the line has it (escaped: "\n" for a newline, ...), which is
+# where seal --signatures-from looks.  HEX is the formatted digest a built-in signature signs;
+# -nocerts -noattr give the form of "fsverity sign" (the kernel finds the certificate in its
+# .fs-verity keyring).
 sign_service()
 {
 	while read -r hex path; do

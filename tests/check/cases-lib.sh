@@ -54,6 +54,29 @@ poke_le32()
 	put_le32 img "$_o" "$3"
 }
 
+# the helper that rewrites fields of a PKCS#7 signature (tests/helpers/pkcs7-edit.c)
+P7EDIT=${top_builddir:-$top_srcdir}/tests/helpers/pkcs7-edit
+
+# put_sig SIGFILE: SIGFILE becomes /a's built-in signature, after the descriptor at 135168 in the
+# block whose last 4 bytes (139260) hold the size word, as base_image lays /a out: sig_size, the
+# bytes, zeros up to the size word, and the size word 256 plus the signature's size
+put_sig()
+{
+	_n=$(stat -c %s "$1")
+	[ "$_n" -le 3836 ] || return 1
+	_o=$(img_offset img /a 135168) || return 1
+	head -c 3836 /dev/zero | dd of=img bs=1 seek=$((_o + 256)) conv=notrunc status=none
+	dd if="$1" of=img bs=1 seek=$((_o + 256)) conv=notrunc status=none
+	put_le32 img $((_o + 4)) "$_n"
+	put_le32 img $((_o + 4092)) $((256 + _n))
+}
+
+# signed_a KEY CERT: a.sig, what `fsverity sign` makes for /a
+signed_a()
+{
+	fsverity sign src/a a.sig --key="$1" --cert="$2" >/dev/null
+}
+
 # run COMMAND ARGS...: one e2verity command under LIMIT: "$ e2verity ...", stdout, stderr, exit status
 run()
 {

@@ -91,9 +91,14 @@ write_plain plain src/signed signed
 
 debugfs -w -R 'sif /a flags 0x180010' img >/dev/null 2>&1 # immutable too, as seal --immutable
 cp img before
+# the verity feature stays while a sealed file is left, and goes with the last one
+cp img part
+"$E2VERITY" unseal part /a || fail "unseal of one file"
+check "unseal of one of several sealed files keeps the verity feature" has_feature part verity
 "$E2VERITY" unseal img /a /big3 /empty /hello /exact64k /sparse "/dir/sub/nested file" /signed
 check "unseal exits 0" test $? -eq 0
 check "e2fsck -fn is clean after unseal" fsck_clean img
+has_feature img verity && fail "unseal of the last sealed file left the verity feature set"
 check "unseal frees every metadata block" test "$(sb_field img "Free blocks")" = "$(sb_field plain "Free blocks")"
 for fname in a big3 empty hello exact64k sparse nested signed; do
 	path=/$fname

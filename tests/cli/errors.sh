@@ -26,6 +26,9 @@ while IFS='|' read -r status pattern args; do
 	case $status in '' | '#'*) continue ;; esac
 	# shellcheck disable=SC2086 # the command line is split on purpose
 	expect_fail "e2verity $args" "$status" "$pattern" "$E2VERITY" $args
+	# one form for every message: "e2verity: ..." (com_err's), never "e2verity seal:" or "seal:"
+	head -n 1 "$T_TMP/err" | grep -q '^e2verity: ' ||
+		fail "e2verity $args: the message does not start with 'e2verity: ': $(head -n 1 "$T_TMP/err")"
 	cmp -s img pristine || {
 		fail "e2verity $args: the image changed"
 		cp pristine img
@@ -74,28 +77,38 @@ done <<'EOF'
 1|while opening 'img.gz' (it is gzip-compressed: decompress it first)$|measure img.gz /good
 1|while opening 'img.gz' (it is gzip-compressed: decompress it first)$|dump img.gz /good descriptor
 # no image at all
-2|no IMAGE given|seal
+2|^e2verity: no IMAGE given$|seal
 2|no IMAGE given|unseal
 16|no IMAGE given|check
 2|no IMAGE given|measure
 # an option that takes a value, given twice
-2|option '--hash-alg' given twice|seal --hash-alg=sha256 --hash-alg=sha512 img /good
+2|^e2verity: option '--hash-alg' given twice$|seal --hash-alg=sha256 --hash-alg=sha512 img /good
 2|option '--salt' given twice|digest --salt=00 --salt=11 src/good
 2|option '-j/--threads' given twice|seal -j 1 --threads=2 img /good
 16|option '-j/--threads' given twice|check -j 1 -j 2 img
 16|option '--cert' given twice|check --cert=a --cert=b img
 2|option '--offset' given twice|dump --offset=1 --offset=2 img /good descriptor
 2|option '--block-size' given twice|sign --block-size=4096 --block-size=1024 src/good sig
-# an unknown option
-2|unrecognized option '--bogus'|seal --bogus img /good
-2|unrecognized option '--bogus'|unseal --bogus img /good
-16|unrecognized option '--bogus'|check --bogus img
-2|unrecognized option '--bogus'|measure --bogus img /good
-2|unrecognized option '--bogus'|dump --bogus img /good descriptor
-2|unrecognized option '--bogus'|digest --bogus src/good
+# an unknown option: getopt's message, with the prefix of every other message
+2|^e2verity: unrecognized option '--bogus'$|seal --bogus img /good
+2|^e2verity: unrecognized option '--bogus'$|unseal --bogus img /good
+16|^e2verity: unrecognized option '--bogus'$|check --bogus img
+2|^e2verity: unrecognized option '--bogus'$|measure --bogus img /good
+2|^e2verity: unrecognized option '--bogus'$|dump --bogus img /good descriptor
+2|^e2verity: unrecognized option '--bogus'$|digest --bogus src/good
+2|^e2verity: invalid option -- 'Q'$|seal -Q img /good
 # a bad thread count
-2|invalid thread count '0' (1 to 64)|seal -j 0 img /good
-16|invalid thread count '0' (1 to 64)|check -j 0 img
+2|^e2verity: invalid thread count '0' (1 to 64)$|seal -j 0 img /good
+2|^e2verity: invalid thread count '65' (1 to 64)$|seal -j 65 img /good
+16|^e2verity: invalid thread count '0' (1 to 64)$|check -j 0 img
+# too many operands
+2|^e2verity: too many operands: 'extra' after FILE and OUT_SIGFILE$|sign src/good sig extra --key=k
+2|^e2verity: too many operands: 'extra' after IMAGE, PATH and the type$|dump img /good descriptor extra
+# io options that are not e2fsprogs': a usage error, before anything is opened
+16|^e2verity: invalid IMAGE 'img?offset=abc' (invalid offset 'abc')$|check img?offset=abc
+2|^e2verity: invalid IMAGE 'img?offset=abc' (invalid offset 'abc')$|seal img?offset=abc /good
+2|^e2verity: invalid IMAGE 'img?size=1' (unknown io option 'size=1'|measure img?size=1 /good
+2|^e2verity: invalid IMAGE 'img?offset=abc'|dump img?offset=abc /good descriptor
 # a directory inside the image without -r
 1|Is a directory while checking '/dir' (-r seals the files under a directory)|seal img /dir
 1|Is a directory while checking '/dir' (-r unseals the files under a directory)|unseal img /dir
@@ -118,7 +131,9 @@ done <<'EOF'
 1|^e2verity: No such file or directory while reading signatures from 'no.sig'$|seal --signature=no.sig nope.img /good
 1|^e2verity: Is a directory while reading signatures from 'adir'$|seal --signature=adir nope.img /good
 # 4096-byte Merkle blocks on a 1 KiB-block filesystem: the way out is named
-1|(--block-size=1024 works with Linux 6.3 and later)|seal img1k /good
+1|(--block-size=1024 works with Linux 6.3 and later)$|seal img1k /good
+# 8192-byte ones on a 4 KiB-block filesystem: 4096 works with every kernel
+1|(--block-size=4096 works with every kernel)$|seal --block-size=8192 img /good
 EOF
 
 # a mounted image, where a loop mount is possible

@@ -109,4 +109,50 @@ is "dump: path" "/hello.txt" dump "$img" /
 is "dump: nothing after the type" "" dump "$img" /hello.txt descriptor ""
 is "not an image: nothing" "" measure "$T_TMP/none" /
 
+# names that need quoting: each completion, read back by the shell, is a name of the image
+# (the oracle: the directory mke2fs -d made it of); every name of a hard link is offered
+require_cmd python3
+python3 - "$T_TMP/weird" <<'EOF'
+import os, sys
+d = sys.argv[1].encode()
+os.makedirs(d + b'/w/nl\ndir')
+for n in [b'tab\tthere', b'new\nline.txt', b'back\\slash', b'caf\xe9', b'trail ', b'cr\r',
+          b'paren (1)', b'plain', b'looks\\x41like']:
+    open(d + b'/w/' + n, 'wb').write(n)
+open(d + b'/w/nl\ndir/f', 'wb').write(b'f')
+os.link(d + b'/w/plain', d + b'/w/hard')
+EOF
+wimg=$T_TMP/wimg
+mke2fs -q -F -t ext4 -b 4096 -d "$T_TMP/weird" "$wimg" 8M >/dev/null 2>&1 || fail "mke2fs -d weird"
+# read_back WORD...: each completion as the shell reads it, in hex, sorted
+read_back()
+{
+	comp "$@" | bash -c 'while IFS= read -r w; do eval "x=$w"; printf %s "$x" | od -An -tx1 | tr -d " \n"; echo; done' |
+		LC_ALL=C sort
+}
+(cd "$T_TMP/weird" && find w -mindepth 1 -maxdepth 1 -print0) | python3 -c '
+import os, sys
+for n in sorted(sys.stdin.buffer.read().split(b"\0")[:-1]):
+    print((b"/" + n + (b"/" if os.path.isdir(b"'"$T_TMP"'/weird/" + n) else b"")).hex())' |
+	LC_ALL=C sort >"$T_TMP/want.hex"
+read_back seal "$wimg" /w/ >"$T_TMP/got.hex"
+if cmp -s "$T_TMP/want.hex" "$T_TMP/got.hex"; then
+	pass "seal: every name of the image, read back exactly"
+else
+	fail "seal: names read back differ: $(diff "$T_TMP/want.hex" "$T_TMP/got.hex" | tr '\n' ' ')"
+fi
+printf '/w/tab\tthere' | od -An -tx1 | tr -d ' \n' >"$T_TMP/want.hex"
+echo >>"$T_TMP/want.hex"
+read_back seal "$wimg" "'/w/ta" >"$T_TMP/got.hex"
+check "a quoted word, still open, completes to the name" cmp -s "$T_TMP/want.hex" "$T_TMP/got.hex"
+is "into a directory with a newline in its name" "\$'/w/nl\\ndir/f'" seal "$wimg" "\$'/w/nl\\ndir/"
+"$E2VERITY" seal -q -a "$wimg" || fail "seal -a weird"
+read_back check "$wimg" /w/ >"$T_TMP/got.hex"
+(cd "$T_TMP/weird" && find w -mindepth 1 -maxdepth 1 -print0) | python3 -c '
+import os, sys
+for n in sorted(sys.stdin.buffer.read().split(b"\0")[:-1]):
+    print((b"/" + n + (b"/" if os.path.isdir(b"'"$T_TMP"'/weird/" + n) else b"")).hex())' |
+	LC_ALL=C sort >"$T_TMP/want.hex"
+check "check: every sealed name, read back exactly" cmp -s "$T_TMP/want.hex" "$T_TMP/got.hex"
+
 finish

@@ -54,6 +54,11 @@ for o in $(cat "$top_srcdir"/src/*.c "$top_srcdir"/src/*.h |
 	fi
 done
 
+# -j: the range the commands check, as the man page gives it for seal and check
+range=$("$E2VERITY" seal -j 0 img 2>&1 | sed -n "s/.*invalid thread count '0' (\(1 to [0-9]*\)).*/\1/p")
+check "-j: the man page gives the range the commands check ($range)" \
+	test "$(grep -c "^threads, $range (" "$T_TMP/text")" -eq 2
+
 for s in "EXIT STATUS" EXAMPLES FILES FORMAT "KERNEL COMPATIBILITY" "SEE ALSO"; do
 	grep -q "^\.SH \"*$s\"*\$" "$man" && pass "section $s" || fail "doc/e2verity.8 lacks the section $s"
 done

@@ -83,7 +83,7 @@ expect_fail "--partition and ?offset=" 1 "exclude each other" \
 	"$E2VERITY" seal --partition=2 "disk.img?offset=$off" /a
 expect_fail "?offset= at no filesystem" 1 "(offset 4096 is not an ext4 filesystem" \
 	"$E2VERITY" measure "disk.img?offset=4096" /a
-expect_fail "an unknown io option" 1 "unknown io option 'bogus=1'" \
+expect_fail "an unknown io option: a usage error" 2 "unknown io option 'bogus=1'" \
 	"$E2VERITY" unseal "disk.img?bogus=1" /a
 expect_fail "--partition given twice" 2 "option '--partition' given twice" \
 	"$E2VERITY" seal --partition=1 --partition=2 disk.img /a

@@ -173,8 +173,45 @@ unhealthy()
 }
 unhealthy "errors" "ssv state 3" yes
 unhealthy "not cleanly unmounted" "ssv state 0" yes
-unhealthy "orphans" "ssv last_orphan 12" yes
+# recovery would truncate an orphan, sealed or not: never forced
+unhealthy "orphans" "ssv last_orphan 12" no
 unhealthy "needs recovery" "feature needs_recovery" no
+unhealthy "orphan file entries flagged" "feature orphan_file orphan_present" no
+
+# patch IMG BLOCK OFFSET PRINTF-BYTES: bytes written into a block of the image
+patch()
+{
+	printf "$4" | dd of="$1" bs=1 seek=$(($2 * 4096 + $3)) conv=notrunc status=none
+}
+# refused_all NAME IMG: seal and unseal refused, --force too, the image unchanged; e2fsck agrees
+refused_all()
+{
+	cp "$2" bad.orig
+	e2fsck -fn "$2" >/dev/null 2>&1 && fail "$1: e2fsck -fn finds nothing wrong (the test is void)"
+	expect_fail "$1: seal refused" 1 "run e2fsck -f first" "$E2VERITY" seal -a "$2"
+	expect_fail "$1: seal --force refused" 1 "run e2fsck -f first" "$E2VERITY" seal --force -a "$2"
+	expect_fail "$1: unseal --force refused" 1 "run e2fsck -f first" \
+		"$E2VERITY" unseal --force "$2" /f1
+	check "$1: the image unchanged" cmp -s "$2" bad.orig
+}
+mkimg of.img src/many 16M -b 4096 -O orphan_file || exit 1
+e2fsck -fy of.img >/dev/null 2>&1
+# an inode number in the orphan file, without the feature flag the kernel sets with it
+cp of.img ofe.img
+patch ofe.img "$(debugfs -R 'bmap <12> 0' ofe.img 2>/dev/null)" 0 '\015\000\000\000'
+refused_all "an entry in the orphan file" ofe.img
+# journal superblocks the kernel's journal_get_superblock() refuses: checksum v3 with a wrong
+# checksum, or with a checksum type other than crc32c
+jsb=$(debugfs -R 'bmap <8> 0' small.img 2>/dev/null)
+cp small.img jcs.img
+patch jcs.img "$jsb" $((0x28)) '\000\000\000\020'
+patch jcs.img "$jsb" $((0x50)) '\004'
+patch jcs.img "$jsb" $((0xfc)) 'XXXX'
+refused_all "journal superblock checksum wrong" jcs.img
+cp small.img jct.img
+patch jct.img "$jsb" $((0x28)) '\000\000\000\020'
+patch jct.img "$jsb" $((0x50)) '\001'
+refused_all "journal checksum type not crc32c" jct.img
 
 # undo files: a path that cannot be made is named before anything opens for writing
 cp small.img u.img

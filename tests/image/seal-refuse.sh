@@ -27,10 +27,11 @@ head -c 100000 /dev/urandom >src/big
 ln -s good src/link
 mkimg ok.img src 16M -b 4096
 debugfs -w -R "mknod chardev c 1 3" ok.img >/dev/null 2>&1
-for f in encrypted dax append; do debugfs -w -R "write src/big $f" ok.img >/dev/null 2>&1; done
+for f in encrypted dax append immutable; do debugfs -w -R "write src/big $f" ok.img >/dev/null 2>&1; done
 debugfs -w -R "sif /encrypted flags 0x80800" ok.img >/dev/null 2>&1
 debugfs -w -R "sif /dax flags 0x2080000" ok.img >/dev/null 2>&1
 debugfs -w -R "sif /append flags 0x80020" ok.img >/dev/null 2>&1
+debugfs -w -R "sif /immutable flags 0x80010" ok.img >/dev/null 2>&1
 
 # what cannot be selected
 refuse "missing path" 1 "No such file or directory while looking up '/missing'" ok.img ok.img /missing
@@ -42,6 +43,10 @@ refuse "encrypted" 1 "File is encrypted (its key is needed to seal it) while che
 refuse "DAX" 1 "File has the DAX flag, which excludes fs-verity while checking '/dax'" ok.img \
 	ok.img /dax
 refuse "append-only" 1 "File is append-only while checking '/append'" ok.img ok.img /append
+# as the kernel's enable (EPERM): unseal could not give the flag back, since it clears the one
+# that seal --immutable sets
+refuse "immutable" 1 "File is immutable (the kernel refuses fs-verity on it, EPERM); clear the flag first while checking '/immutable'" \
+	ok.img ok.img /immutable
 # every offending file is named, and the good one is not written either
 EXPECT_LINES=3 refuse "several bad, one good" 1 "Not a regular file while checking '/link'" ok.img \
 	ok.img /good /link /missing /dir
