@@ -72,16 +72,30 @@ static int e2v_ima_detached_keep(void *ctx, unsigned int alg, const uint8_t *dig
 	       memcmp(h.sig, d->bytes, d->size) == 0;
 }
 
-/* DIR/<path inside the image without its leading '/'>.ima */
-static char *e2v_ima_path(const struct e2v_seal_cli *c, const char *path)
+/*
+ * DIR/<path inside the image without its leading '/'>.ima, the path written
+ * as e2verity prints it, as --signatures-from finds its .sig files
+ */
+static errcode_t e2v_ima_path(const struct e2v_seal_cli *c, const char *path, char **out)
 {
-	char *p;
+	char *esc;
+	int r;
 
+	*out = NULL;
+	if (!e2v_path_contained(path))
+		return EINVAL;
 	while (*path == '/')
 		path++;
-	if (asprintf(&p, "%s/%s.ima", c->ima_sigsrc, path) < 0)
-		return NULL;
-	return p;
+	esc = e2v_escape(path);
+	if (!esc)
+		return ENOMEM;
+	r = asprintf(out, "%s/%s.ima", c->ima_sigsrc, esc);
+	free(esc);
+	if (r < 0) {
+		*out = NULL;
+		return ENOMEM;
+	}
+	return 0;
 }
 
 /* Reads one file whole; one larger than any value is refused unread. */
@@ -196,7 +210,7 @@ static int e2v_ima_read_lines(const char *file, struct e2v_ima_lines *l)
 
 	f = fopen(file, "re");
 	if (!f) {
-		e2v_error(errno, "while reading security.ima values from '%s'", file);
+		e2v_error(errno, "while reading security.ima values from '%s'", e2v_name(file));
 		return E2V_EXIT_FAILURE;
 	}
 	while ((len = getline(&line, &cap, f)) > 0) {
@@ -206,7 +220,7 @@ static int e2v_ima_read_lines(const char *file, struct e2v_ima_lines *l)
 		if (!len)
 			continue;
 		if (e2v_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
-			e2v_error(ENOMEM, "while reading '%s'", file);
+			e2v_error(ENOMEM, "while reading '%s'", e2v_name(file));
 			status = E2V_EXIT_FAILURE;
 			break;
 		}
@@ -214,7 +228,7 @@ static int e2v_ima_read_lines(const char *file, struct e2v_ima_lines *l)
 			fprintf(stderr,
 				"%s: '%s', line %zu: not a line of `evmctl sign_hash --veritysig` "
 				"(<alg>:<digest> <path> <security.ima in hex>)\n",
-				e2v_prog, file, lineno);
+				e2v_prog, e2v_name(file), lineno);
 			free(l->v[l->n].path);
 			free(l->v[l->n].value);
 			status = E2V_EXIT_FAILURE;
@@ -223,29 +237,12 @@ static int e2v_ima_read_lines(const char *file, struct e2v_ima_lines *l)
 		l->n++;
 	}
 	if (ferror(f)) {
-		e2v_error(errno ? errno : EIO, "while reading '%s'", file);
+		e2v_error(errno ? errno : EIO, "while reading '%s'", e2v_name(file));
 		status = E2V_EXIT_FAILURE;
 	}
 	free(line);
 	fclose(f);
 	return status;
-}
-
-/* A path as the manifest prints it, for finding its line */
-static char *e2v_escaped(const char *path)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	e2v_write_path(f, path);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 /*
@@ -259,7 +256,7 @@ int e2v_ima_detached_open(struct e2v_seal_cli *c)
 	errcode_t err;
 
 	if (stat(c->ima_sigsrc, &st)) {
-		e2v_error(errno, "while reading security.ima values from '%s'", c->ima_sigsrc);
+		e2v_error(errno, "while reading security.ima values from '%s'", e2v_name(c->ima_sigsrc));
 		return E2V_EXIT_FAILURE;
 	}
 	if (!c->ima_so.certfile)
@@ -268,7 +265,7 @@ int e2v_ima_detached_open(struct e2v_seal_cli *c)
 	err = e2verity_ima_verifier_load(c->ima_so.certfile, &c->ima_verifier);
 	if (err) {
 		failed = c->ima_so.certfile;
-		e2v_error(err, "while loading '%s'", failed);
+		e2v_error(err, "while loading '%s'", e2v_name(failed));
 		return E2V_EXIT_FAILURE;
 	}
 	return E2V_EXIT_OK;
@@ -277,7 +274,7 @@ int e2v_ima_detached_open(struct e2v_seal_cli *c)
 /* The line of @path in evmctl's output, taken once */
 static struct e2v_ima_line *e2v_ima_line_of(struct e2v_ima_lines *l, const char *path)
 {
-	char *esc = e2v_escaped(path);
+	char *esc = e2v_escape(path);
 	struct e2v_ima_line *found = NULL;
 
 	for (size_t i = 0; esc && i < l->n && !found; i++)
@@ -302,7 +299,7 @@ int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *se
 	errcode_t err;
 
 	if (stat(c->ima_sigsrc, &st)) {
-		e2v_error(errno, "while reading security.ima values from '%s'", c->ima_sigsrc);
+		e2v_error(errno, "while reading security.ima values from '%s'", e2v_name(c->ima_sigsrc));
 		return E2V_EXIT_FAILURE;
 	}
 	c->ima_detached = calloc(sel->n ? sel->n : 1, sizeof(*c->ima_detached));
@@ -324,7 +321,7 @@ int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *se
 			line = e2v_ima_line_of(&lines, sel->v[i].path);
 			if (!line) {
 				fprintf(stderr, "%s: '%s' has no line for '%s'\n", e2v_prog,
-					c->ima_sigsrc, sel->v[i].path);
+					e2v_name(c->ima_sigsrc), e2v_name(sel->v[i].path));
 				bad++;
 				continue;
 			}
@@ -336,11 +333,12 @@ int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *se
 			memcpy(d->digest, line->digest, sizeof(d->digest));
 			d->verified = -1;
 		} else {
-			path = e2v_ima_path(c, sel->v[i].path);
-			err = path ? e2v_read_small(path, &d->bytes, &d->size) : ENOMEM;
+			err = e2v_ima_path(c, sel->v[i].path, &path);
+			if (!err)
+				err = e2v_read_small(path, &d->bytes, &d->size);
 			if (err) {
 				e2v_error(err, "while reading the security.ima value '%s' of '%s'",
-					  path ? path : "?", sel->v[i].path);
+					  path ? e2v_name(path) : "?", e2v_name(sel->v[i].path));
 				bad++;
 			}
 			free(path);
@@ -443,7 +441,7 @@ int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
 			continue;
 		err = e2v_ima_digest_of(c, fs, sel->v[i].ino, &plans[i], &alg, digest);
 		if (err) {
-			e2v_error(err, "while hashing '%s'", sel->v[i].path);
+			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
 			bad++;
 			continue;
 		}
@@ -451,10 +449,10 @@ int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
 		if (err) {
 			if (why)
 				fprintf(stderr, "%s: the security.ima value for '%s' is refused: %s\n",
-					e2v_prog, sel->v[i].path, why);
+					e2v_prog, e2v_name(sel->v[i].path), why);
 			else
 				e2v_error(err, "while verifying the security.ima value of '%s'",
-					  sel->v[i].path);
+					  e2v_name(sel->v[i].path));
 			bad++;
 			if (err == E2VERITY_ET_NO_MEMORY)
 				break;
@@ -483,7 +481,7 @@ void e2v_ima_only_filter(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_sele
 					 !(inode.i_flags & EXT4_VERITY_FL))) {
 			if (c->w.verbose)
 				fprintf(stderr, "%s: '%s' is not sealed; --ima-only leaves it\n",
-					e2v_prog, sel->v[i].path);
+					e2v_prog, e2v_name(sel->v[i].path));
 			free(sel->v[i].path);
 			continue;
 		}
