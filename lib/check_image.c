@@ -93,6 +93,7 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 {
 	struct e2verity_batch *batch = NULL;
 	struct e2verity_verifier *own = NULL;
+	struct e2verity_ima_verifier *own_ima = NULL;
 	struct e2verity_owners *own_map = NULL;
 	struct e2verity_check_opts o;
 	struct ext2_inode inode;
@@ -110,6 +111,12 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 		if (err)
 			return err;
 		o.verifier = own;
+	}
+	if (!o.ima_verifier && o.ima_certfile) {
+		err = e2verity_ima_verifier_load(o.ima_certfile, &own_ima);
+		if (err)
+			goto out;
+		o.ima_verifier = own_ima;
 	}
 	opts = &o;
 	err = e2verity_list_verity_inodes(fs, &inos, &n);
@@ -147,5 +154,6 @@ out:
 	e2verity_owners_free(own_map);
 	free(inos);
 	e2verity_verifier_free(own);
+	e2verity_ima_verifier_free(own_ima);
 	return err;
 }

@@ -37,7 +37,7 @@ enum e2verity_severity {
  * Problem codes.  The numbers and the short ids are stable: scripts may rely
  * on them.  The high byte groups them: 01 the inode, 02 where the metadata
  * is, 03 the descriptor, 04 the Merkle tree, 05 the signature, 06 the
- * extent tree.
+ * extent tree, 08 the IMA signature (security.ima).
  */
 enum e2verity_problem_code {
 	E2VERITY_PR_NO_VERITY_FEATURE = 0x0101,
@@ -115,6 +115,14 @@ enum e2verity_problem_code {
 	E2VERITY_PR_EXTENT_INDEX_ORDER = 0x060f,
 	E2VERITY_PR_EXTENT_BAD_CHECKSUM = 0x0610,
 	E2VERITY_PR_EXTENT_PAST_INDEX = 0x0611,
+
+	/* 08: the IMA signature, security.ima (with e2verity_check_opts' IMA options) */
+	E2VERITY_PR_IMA_MISSING = 0x0801,
+	E2VERITY_PR_IMA_MALFORMED = 0x0802,
+	E2VERITY_PR_IMA_NOT_VERITY = 0x0803,
+	E2VERITY_PR_IMA_UNKNOWN_KEY = 0x0804,
+	E2VERITY_PR_IMA_MISMATCH = 0x0805,
+	E2VERITY_PR_IMA_UNREADABLE = 0x0806,
 };
 
 /* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */
@@ -216,7 +224,17 @@ struct e2verity_check_file {
 	unsigned int digest_size;
 	int signed_file;	/* has a built-in signature */
 	int signature_verified; /* and it was verified against the certificate */
+	/* security.ima, looked at with the IMA options: E2VERITY_CHECK_IMA_* */
+	int ima;
+	uint32_t ima_key_id; /* of an fs-verity signature */
+	int ima_verified;    /* it was verified against the IMA certificates */
 };
+
+/* e2verity_check_file.ima */
+#define E2VERITY_CHECK_IMA_NONE 0	/* none, or not looked at */
+#define E2VERITY_CHECK_IMA_VERITY 1	/* an fs-verity signature (checked: see the findings) */
+#define E2VERITY_CHECK_IMA_OTHER 2	/* another kind of IMA data */
+#define E2VERITY_CHECK_IMA_MALFORMED 3 /* not one the kernel can read */
 
 struct e2verity_check_stats {
 	uint64_t files; /* verity inodes looked at */
@@ -227,6 +245,7 @@ struct e2verity_check_stats {
 	uint64_t bytes_hashed;
 	uint64_t errors;
 	uint64_t warnings;
+	uint64_t ima_files; /* with an fs-verity signature in security.ima */
 };
 
 struct e2verity_owners;
@@ -253,8 +272,18 @@ struct e2verity_check_opts {
 	/* Hashing progress: @done of @total data bytes (of the whole image for check_image). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
+	/*
+	 * security.ima, as the kernel's IMA appraisal judges it under a policy
+	 * with digest_type=verity appraise_type=sigv3: verified against these
+	 * certificates (a PEM file or store URI, loaded once by
+	 * e2verity_check_image()), or against @ima_verifier; NULL for neither
+	 */
+	const char *ima_certfile;
+	const struct e2verity_ima_verifier *ima_verifier;
+	/* a sealed file without security.ima is an error (IMA_MISSING); its form is checked */
+	int require_ima;
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[8];
+	uint64_t reserved[5];
 };
 
 /**

@@ -232,6 +232,30 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "extent tree entry at logical block %v is not all before logical block %x, where the "
 	  "range of its index entry ends: the kernel never reads it there",
 	  V | X },
+
+	/* security/integrity/ima/ima_appraise.c xattr_verify(), digsig_asymmetric.c */
+	{ E2VERITY_PR_IMA_MISSING, "IMA_MISSING", E,
+	  "has no security.ima, and IMA signatures are required: an IMA appraisal policy "
+	  "refuses the file",
+	  0 },
+	{ E2VERITY_PR_IMA_MALFORMED, "IMA_MALFORMED", E,
+	  "security.ima (%v bytes) is not a well-formed fs-verity signature (type 6, version 3, "
+	  "a hash algorithm the kernel knows, the signature size its header gives): the kernel "
+	  "refuses the file",
+	  V },
+	{ E2VERITY_PR_IMA_NOT_VERITY, "IMA_NOT_VERITY", E,
+	  "security.ima holds IMA data of type %v, not an fs-verity signature (type 6): a policy "
+	  "with digest_type=verity refuses the file",
+	  V },
+	{ E2VERITY_PR_IMA_UNKNOWN_KEY, "IMA_UNKNOWN_KEY", E,
+	  "security.ima is signed by key id %h, which no certificate of --ima-cert has: the "
+	  "kernel finds no key for it",
+	  V },
+	{ E2VERITY_PR_IMA_MISMATCH, "IMA_MISMATCH", E,
+	  "security.ima signature of key id %h does not match the file's fs-verity digest",
+	  V },
+	{ E2VERITY_PR_IMA_UNREADABLE, "IMA_UNREADABLE", E,
+	  "extended attributes cannot be read: %e", R },
 };
 
 #undef W

@@ -27,6 +27,8 @@ enum {
 	OPT_REQUIRE_SIGNATURES,
 	OPT_JSON,
 	OPT_PROGRESS,
+	OPT_IMA_CERT,
+	OPT_REQUIRE_IMA,
 };
 
 /* One file's result with the findings that belong to it, kept for printing at the end */
@@ -42,6 +44,7 @@ struct e2v_check_cli {
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
 	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
+	struct e2verity_ima_verifier *ima_verifier; /* --ima-cert, loaded then too */
 	struct e2verity_finding *findings;
 	size_t nr_findings, cap_findings;
 	struct e2v_checked *files;
@@ -92,6 +95,12 @@ static void e2v_on_progress(void *ctx, uint64_t done, uint64_t total)
 
 	/* the whole image counts from its first file; one PATH from its own start */
 	e2v_progress_bytes(&c->progress, done > base ? done - base : 0, c->next_path);
+}
+
+/* security.ima is looked at, and reported, with the IMA options only */
+static int e2v_ima_asked(const struct e2v_check_cli *c)
+{
+	return c->opts.ima_certfile || c->opts.require_ima;
 }
 
 /* Which files the output lists: all of them in JSON or with -v, else those with findings */
@@ -162,18 +171,27 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 			e2v_digest_string(&r->file, digest);
 		else
 			strcpy(digest, "-");
-		printf("%s %s %s%s\n", e2v_status_word(&r->file), digest, path,
+		printf("%s %s %s%s%s\n", e2v_status_word(&r->file), digest, path,
 		       r->file.signature_verified ? " (signed, verified)"
 		       : r->file.signed_file	  ? " (signed)"
-						  : "");
+						  : "",
+		       !e2v_ima_asked(c)		      ? ""
+		       : r->file.ima_verified		      ? " (security.ima verified)"
+		       : r->file.ima == E2VERITY_CHECK_IMA_VERITY ? " (security.ima)"
+							      : "");
 	}
 	if (c->quiet)
 		return;
-	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed; "
+	if (e2v_ima_asked(c))
+		snprintf(msg, sizeof(msg), ", %llu with security.ima",
+			 (unsigned long long)st->ima_files);
+	else
+		msg[0] = '\0';
+	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed%s; "
 	       "%llu bytes hashed%s\n",
 	       e2v_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
-	       (unsigned long long)st->signed_files, (unsigned long long)st->bytes_hashed,
+	       (unsigned long long)st->signed_files, msg, (unsigned long long)st->bytes_hashed,
 	       c->needs_recovery ? "; journal not replayed" : "");
 }
 
@@ -214,6 +232,25 @@ static void e2v_json_finding(struct e2v_json *j, const struct e2verity_finding *
 	e2v_json_end_object(j);
 }
 
+/* "ima": null, or what security.ima holds and whether it was verified */
+static void e2v_json_ima(struct e2v_json *j, const struct e2verity_check_file *f)
+{
+	char id[9];
+
+	if (f->ima == E2VERITY_CHECK_IMA_NONE) {
+		e2v_json_null(j, "ima");
+		return;
+	}
+	e2v_json_begin_object(j, "ima");
+	e2v_json_bool(j, "verity_signature", f->ima == E2VERITY_CHECK_IMA_VERITY);
+	if (f->ima == E2VERITY_CHECK_IMA_VERITY) {
+		snprintf(id, sizeof(id), "%08x", f->ima_key_id);
+		e2v_json_string(j, "key_id", id);
+	}
+	e2v_json_bool(j, "verified", f->ima_verified);
+	e2v_json_end_object(j);
+}
+
 static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const struct e2v_checked *r)
 {
 	const struct e2verity_check_file *f = &r->file;
@@ -240,6 +277,8 @@ static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const str
 	}
 	e2v_json_bool(j, "signed", f->signed_file);
 	e2v_json_bool(j, "signature_verified", f->signature_verified);
+	if (e2v_ima_asked(c))
+		e2v_json_ima(j, f);
 	e2v_json_begin_array(j, "findings");
 	for (size_t k = 0; k < r->nr_findings; k++)
 		e2v_json_finding(j, &c->findings[r->first_finding + k]);
@@ -265,6 +304,8 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_uint(&j, "failed", st->failed);
 	e2v_json_uint(&j, "skipped", st->skipped);
 	e2v_json_uint(&j, "signed", st->signed_files);
+	if (e2v_ima_asked(c))
+		e2v_json_uint(&j, "ima_signed", st->ima_files);
 	e2v_json_uint(&j, "bytes_hashed", st->bytes_hashed);
 	e2v_json_uint(&j, "errors", st->errors);
 	e2v_json_uint(&j, "warnings", st->warnings);
@@ -401,6 +442,8 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "cert", required_argument, NULL, OPT_CERT },
 		{ "ca", required_argument, NULL, OPT_CA },
 		{ "require-signatures", no_argument, NULL, OPT_REQUIRE_SIGNATURES },
+		{ "ima-cert", required_argument, NULL, OPT_IMA_CERT },
+		{ "require-ima", no_argument, NULL, OPT_REQUIRE_IMA },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -425,6 +468,12 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			break;
 		case OPT_REQUIRE_SIGNATURES:
 			c->opts.require_signatures = 1;
+			break;
+		case OPT_IMA_CERT:
+			c->opts.ima_certfile = optarg;
+			break;
+		case OPT_REQUIRE_IMA:
+			c->opts.require_ima = 1;
 			break;
 		case OPT_JSON:
 			c->json = 1;
@@ -535,6 +584,16 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 		}
 		c->opts.verifier = c->verifier;
 	}
+	if (c->opts.ima_certfile) {
+		err = e2verity_ima_verifier_load(c->opts.ima_certfile, &c->ima_verifier);
+		if (err) {
+			e2v_error(err, "while loading '%s'", e2v_name(c->opts.ima_certfile));
+			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",
+				 error_message(err), e2v_name(c->opts.ima_certfile));
+			return FSCK_ERROR;
+		}
+		c->opts.ima_verifier = c->ima_verifier;
+	}
 	err = e2v_cli_open_image(c->image, 0, &fs);
 	if (err) {
 		/* reported by the opening: not twice */
@@ -595,5 +654,6 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	free(c.files);
 	free(c.findings);
 	e2verity_verifier_free(c.verifier);
+	e2verity_ima_verifier_free(c.ima_verifier);
 	return status;
 }

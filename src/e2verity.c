@@ -34,14 +34,15 @@ static const struct e2v_command e2v_commands[] = {
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[--partition=N|NAME|UUID] [-n] [-f] [-r] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"
-	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures] IMAGE [PATH...]",
+	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures]\n"
+	  "\t\t[--ima-cert=CERT] [--require-ima] IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
 	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", E2V_EXIT_USAGE,
 	  E2V_EXIT_FAILURE },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
 	  "[--partition=N|NAME|UUID] [--offset=N] [--length=N]\n"
-	  "\t\tIMAGE PATH merkle_tree|descriptor|signature\n"
+	  "\t\tIMAGE PATH merkle_tree|descriptor|signature|ima\n"
 	  "\t\t(or IMAGE TYPE PATH, the order of fsverity dump_metadata)",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",

@@ -122,6 +122,26 @@ static int e2v_ino_cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
+/* What security.ima holds; an attribute that cannot be read is as none, for a listing */
+static void e2v_manifest_ima(ext2_filsys fs, struct e2v_manifest_entry *e)
+{
+	uint8_t *value;
+	size_t len;
+	errcode_t err;
+
+	e->ima = E2VERITY_CHECK_IMA_NONE;
+	if (e2verity_ima_get(fs, e->ino, &value, &len))
+		return;
+	e->ima_size = len;
+	err = e2verity_ima_parse(value, len, &e->ima_sig);
+	e->ima_type = e->ima_sig.type;
+	e->ima_sig.sig = NULL;
+	e->ima = !err				      ? E2VERITY_CHECK_IMA_VERITY
+		 : err == E2VERITY_ET_IMA_NOT_VERITY ? E2VERITY_CHECK_IMA_OTHER
+						      : E2VERITY_CHECK_IMA_MALFORMED;
+	free(value);
+}
+
 errcode_t e2v_manifest_names(ext2_filsys fs, const char *image, const struct e2v_manifest *by_ino,
 			     struct e2v_manifest *out)
 {
@@ -152,6 +172,8 @@ errcode_t e2v_manifest_names(ext2_filsys fs, const char *image, const struct e2v
 		e = bsearch(&key, sorted, by_ino->n, sizeof(*sorted), e2v_ino_cmp);
 		if (e) /* always: only these inodes were collected */
 			out->v[i].m = e->m;
+		/* as the image now is: written with the seal, or left */
+		e2v_manifest_ima(fs, &out->v[i]);
 	}
 out:
 	free(sorted);
@@ -174,6 +196,8 @@ unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf)
 			e->err = LINUX_S_ISDIR(inode.i_mode) ? EISDIR : E2VERITY_ET_NOT_REGULAR;
 		if (!e->err)
 			e->err = e2verity_measure_inode(fs, e->ino, &e->m);
+		if (!e->err)
+			e2v_manifest_ima(fs, e);
 		if (e->err) {
 			e2v_error(e->err, "while measuring '%s'%s", e2v_name(e->path),
 				  e->err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, e->ino) : "");
@@ -181,6 +205,29 @@ unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf)
 		}
 	}
 	return bad;
+}
+
+/* "ima": null, or what security.ima holds: an fs-verity signature's key id and algorithm */
+static void e2v_manifest_json_ima(struct e2v_json *j, const struct e2v_manifest_entry *e)
+{
+	const char *alg;
+	char id[9];
+
+	if (e->ima == E2VERITY_CHECK_IMA_NONE) {
+		e2v_json_null(j, "ima");
+		return;
+	}
+	e2v_json_begin_object(j, "ima");
+	e2v_json_bool(j, "verity_signature", e->ima == E2VERITY_CHECK_IMA_VERITY);
+	e2v_json_uint(j, "type", e->ima_type);
+	if (e->ima == E2VERITY_CHECK_IMA_VERITY) {
+		snprintf(id, sizeof(id), "%08x", e->ima_sig.key_id);
+		e2v_json_string(j, "key_id", id);
+		alg = e2verity_ima_hash_algo_name(e->ima_sig.hash_algo);
+		e2v_json_string(j, "hash_algorithm", alg ? alg : "?");
+	}
+	e2v_json_uint(j, "size", e->ima_size);
+	e2v_json_end_object(j);
 }
 
 static void e2v_manifest_json_entry(struct e2v_json *j, const struct e2v_manifest_entry *e)
@@ -200,6 +247,7 @@ static void e2v_manifest_json_entry(struct e2v_json *j, const struct e2v_manifes
 	e2v_json_string(j, "digest", dg);
 	e2v_json_bool(j, "signed", d->sig_size > 0);
 	e2v_json_uint(j, "signature_size", d->sig_size);
+	e2v_manifest_json_ima(j, e);
 	e2v_json_end_object(j);
 }
 

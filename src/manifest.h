@@ -16,6 +16,11 @@ struct e2v_manifest_entry {
 	ext2_ino_t ino;
 	struct e2verity_measurement m;
 	errcode_t err; /* measuring failed (reported): left out of the output */
+	/* security.ima: E2VERITY_CHECK_IMA_* (what it holds), and an fs-verity signature's header */
+	int ima;
+	uint8_t ima_type;
+	struct e2verity_ima_sig ima_sig; /* its sig pointer is not kept */
+	size_t ima_size;
 };
 
 struct e2v_manifest {
