@@ -194,6 +194,30 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 	return 0;
 }
 
+/*
+ * What the kernel the image is for cannot read: its filesystem blocks, which
+ * it would not even mount, or its tree blocks, whose file it would not open.
+ */
+static errcode_t e2v_check_kernel(struct e2v_check *c, struct e2v_ext4_file *f,
+				  const struct e2verity_descriptor *d)
+{
+	const struct e2verity_check_opts *o = c->opts;
+	const unsigned int page = o->kernel_page_size ? o->kernel_page_size : 4096;
+	const unsigned int bs = f->fs->blocksize, tbs = 1u << d->log_blocksize;
+	unsigned int need;
+
+	if (!o->min_kernel)
+		return 0;
+	/* the filesystem alone: a tree block of the filesystem's size is the best case */
+	need = e2verity_kernel_min(bs, bs < page ? bs : page, page);
+	if (!need || need > o->min_kernel)
+		return e2v_report_values(c, E2VERITY_PR_KERNEL_FS_BLOCK, bs, page, 0);
+	need = e2verity_kernel_min(bs, tbs, page);
+	if (!need || need > o->min_kernel)
+		return e2v_report_values(c, E2VERITY_PR_KERNEL_TREE_BLOCK, tbs, page, 0);
+	return 0;
+}
+
 /* Whether security.ima is looked at: the IMA options ask for it */
 static int e2v_wants_ima(const struct e2verity_check_opts *o)
 {
@@ -339,10 +363,13 @@ static errcode_t e2v_check_file(struct e2v_check *c, struct e2v_ext4_file *f)
 		if (err)
 			goto out;
 	}
-	if (file->have_descriptor)
-		err = e2v_check_signature(c, &m);
-	if (!err && file->have_descriptor)
-		err = e2v_check_ima(c);
+	if (file->have_descriptor) {
+		err = e2v_check_kernel(c, f, &m.desc);
+		if (!err)
+			err = e2v_check_signature(c, &m);
+		if (!err)
+			err = e2v_check_ima(c);
+	}
 out:
 	e2v_verity_meta_free(&m);
 	return err;

@@ -116,6 +116,10 @@ enum e2verity_problem_code {
 	E2VERITY_PR_EXTENT_BAD_CHECKSUM = 0x0610,
 	E2VERITY_PR_EXTENT_PAST_INDEX = 0x0611,
 
+	/* what the kernel named by e2verity_check_opts.min_kernel cannot read */
+	E2VERITY_PR_KERNEL_FS_BLOCK = 0x0701,
+	E2VERITY_PR_KERNEL_TREE_BLOCK = 0x0702,
+
 	/* 08: the IMA signature, security.ima (with e2verity_check_opts' IMA options) */
 	E2VERITY_PR_IMA_MISSING = 0x0801,
 	E2VERITY_PR_IMA_MALFORMED = 0x0802,
@@ -273,6 +277,13 @@ struct e2verity_check_opts {
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
 	/*
+	 * The oldest kernel the image is for (E2VERITY_KERNEL_VERSION()), or 0:
+	 * a file that kernel cannot read is an error (KERNEL_FS_BLOCK,
+	 * KERNEL_TREE_BLOCK), as e2verity_kernel_min() tells.
+	 */
+	uint32_t min_kernel;
+	uint32_t kernel_page_size; /* that kernel's page size; 0 means 4096 */
+	/*
 	 * security.ima, as the kernel's IMA appraisal judges it under a policy
 	 * with digest_type=verity appraise_type=sigv3: verified against these
 	 * certificates (a PEM file or store URI, loaded once by
@@ -283,7 +294,7 @@ struct e2verity_check_opts {
 	/* a sealed file without security.ima is an error (IMA_MISSING); its form is checked */
 	int require_ima;
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[5];
+	uint64_t reserved[4];
 };
 
 /**

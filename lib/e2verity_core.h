@@ -143,6 +143,12 @@ struct e2verity_params {
  */
 errcode_t e2verity_params_validate(struct e2verity_params *p);
 
+/* a Linux version as e2verity_kernel_min() returns it: 6.3 is E2VERITY_KERNEL_VERSION(6, 3) */
+#define E2VERITY_KERNEL_VERSION(major, minor) (((major) << 16) | ((minor) << 8))
+
+unsigned int e2verity_kernel_min(unsigned int fs_block_size, unsigned int tree_block_size,
+				 unsigned int page_size);
+
 struct e2verity_geometry {
 	unsigned int num_levels; /* 0 when the data fits in one block */
 	/* level 0 holds the hashes of the data blocks */

@@ -233,6 +233,17 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "range of its index entry ends: the kernel never reads it there",
 	  V | X },
 
+	/* what the kernel named by --min-kernel cannot read */
+	{ E2VERITY_PR_KERNEL_FS_BLOCK, "KERNEL_FS_BLOCK", E,
+	  "is on a filesystem of %v-byte blocks, which the kernel it is for does not mount with "
+	  "fs-verity: before Linux 6.3 the block size must be the page size (%x bytes), and it "
+	  "can never exceed it",
+	  V | X },
+	{ E2VERITY_PR_KERNEL_TREE_BLOCK, "KERNEL_TREE_BLOCK", E,
+	  "has %v-byte Merkle tree blocks, which the kernel it is for does not read: before Linux "
+	  "6.3 they must be the page size (%x bytes), and they can never exceed it",
+	  V | X },
+
 	/* security/integrity/ima/ima_appraise.c xattr_verify(), digsig_asymmetric.c */
 	{ E2VERITY_PR_IMA_MISSING, "IMA_MISSING", E,
 	  "has no security.ima, and IMA signatures are required: an IMA appraisal policy "

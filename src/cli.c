@@ -259,6 +259,48 @@ int e2v_parse_threads(const char *arg, unsigned int *out)
 	return 0;
 }
 
+int e2v_parse_min_kernel(const char *arg, struct e2v_kernel *k)
+{
+	unsigned long major, minor, page = 4096;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		return -1;
+	errno = 0;
+	major = strtoul(arg, &end, 10);
+	if (errno || *end != '.' || end[1] < '0' || end[1] > '9')
+		return -1;
+	minor = strtoul(end + 1, &end, 10);
+	if (errno || major > 255 || minor > 255)
+		return -1;
+	/* a patch level tells nothing more here: 6.1.0 and 6.1.158 read the same */
+	if (*end == '.') {
+		if (end[1] < '0' || end[1] > '9')
+			return -1;
+		strtoul(end + 1, &end, 10);
+	}
+	if (*end == ':') {
+		if (!strcmp(end + 1, "4k"))
+			page = 4096;
+		else if (!strcmp(end + 1, "16k"))
+			page = 16384;
+		else if (!strcmp(end + 1, "64k"))
+			page = 65536;
+		else
+			return -1;
+	} else if (*end) {
+		return -1;
+	}
+	k->version = E2VERITY_KERNEL_VERSION(major, minor);
+	k->page_size = page;
+	return 0;
+}
+
+void e2v_kernel_string(unsigned int version, char *out, size_t size)
+{
+	snprintf(out, size, "%u.%u", version >> 16, (version >> 8) & 0xff);
+}
+
 /* ---- progress ------------------------------------------------------------------ */
 
 /* a file counts as this many bytes more than its data: empty files move the progress too */

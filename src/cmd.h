@@ -4,6 +4,7 @@
 #define E2VERITY_CMD_H
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <getopt.h>
 
@@ -139,6 +140,17 @@ void e2v_format_digest(unsigned int alg, const uint8_t *digest, char *out);
 unsigned int e2v_default_threads(void);
 int e2v_parse_threads(const char *arg, unsigned int *out);
 
+/* --min-kernel=VERSION[:PAGES]: the oldest kernel an image is for (6.1, 6.12:16k) */
+struct e2v_kernel {
+	unsigned int version; /* E2VERITY_KERNEL_VERSION(), 0 when not given */
+	unsigned int page_size;
+};
+/* 0, or -1 when @arg is not MAJOR.MINOR[.PATCH][:4k|16k|64k] */
+int e2v_parse_min_kernel(const char *arg, struct e2v_kernel *k);
+/* "6.3": MAJOR.MINOR of an E2VERITY_KERNEL_VERSION() */
+#define E2V_KERNEL_STRING_MAX 8
+void e2v_kernel_string(unsigned int version, char *out, size_t size);
+
 /*
  * A decimal number up to @max: 0, or -1 when it is not one (a sign, junk after
  * it, too large).  "-1" is refused, not taken as the largest number as
@@ -199,15 +211,41 @@ void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex);
 /* Parses hex; returns the number of bytes, or -1 if not hex or longer than @max. */
 int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max);
 
-/* An output file that only appears, complete, when committed. */
+/*
+ * A file written on the host (outfile.c): what the user named gets the
+ * content, complete, at the commit, and nothing else is replaced.  A symbolic
+ * link is followed; a regular file is replaced by a new one with its mode,
+ * owner, group and extended attributes (ACLs); a device, a FIFO, a file with
+ * other hard links or in a directory not ours to add to is written in place.
+ * Until the commit the content sits in a file without a name, gone with the
+ * process however it ends.
+ */
 struct e2v_outfile {
-	const char *path;
-	char *tmp;
-	int fd;
+	const char *path; /* as named */
+	char *target;	  /* @path with its symbolic links followed */
+	char *tmpname;	  /* a named temporary file, where O_TMPFILE is not to be had */
+	int fd;		  /* the content goes here until the commit */
+	int out;	  /* the file itself, copied into at the commit; or -1 */
+	int existed, opened;
+	struct stat st; /* the file replaced */
+	char why[192];	/* after a refusal: " (the reason)", or "" */
 };
-errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path);
+/* E2V_OUT_WHOLE: only replace whole (an image): refuse what would be written in place */
+#define E2V_OUT_WHOLE 0x1
+errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path, unsigned int flags);
+errcode_t e2v_outfile_write(struct e2v_outfile *o, const void *buf, size_t len);
 errcode_t e2v_outfile_commit(struct e2v_outfile *o);
+/* Drops what was written; the named file is as it was.  Safe on a zeroed struct. */
 void e2v_outfile_abort(struct e2v_outfile *o);
+/* $TMPDIR, or /tmp */
+const char *e2v_tmpdir(void);
+/*
+ * A new file in @dir that no name reaches (O_TMPFILE) when the system has
+ * them, or -1 (errno).  With @name, *@name is a path that opens it
+ * (/proc/self/fd/N, or a named file where there is no O_TMPFILE or /proc: the
+ * caller unlinks that); without, any name is gone before it returns.
+ */
+int e2v_tmpfile(const char *dir, mode_t mode, char **name);
 errcode_t e2v_write_all(int fd, const void *buf, size_t len, off_t offset);
 errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t offset);
 

@@ -27,6 +27,7 @@ enum {
 	OPT_REQUIRE_SIGNATURES,
 	OPT_JSON,
 	OPT_PROGRESS,
+	OPT_MIN_KERNEL,
 	OPT_IMA_CERT,
 	OPT_REQUIRE_IMA,
 };
@@ -41,6 +42,8 @@ struct e2v_checked {
 struct e2v_check_cli {
 	const char *image;
 	int json, verbose, quiet, recursive;
+	struct e2v_kernel kernel;   /* --min-kernel, or the page size the report assumes */
+	unsigned int fs_block_size; /* of the image, for each file's oldest kernel */
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
 	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
@@ -150,9 +153,83 @@ static void e2v_digest_string(const struct e2verity_check_file *f, char *out)
 	e2v_format_digest(f->desc.hash_algorithm, f->digest, out);
 }
 
+/*
+ * The oldest kernel that reads a file of this format (its block sizes): 0 when
+ * none with this page size does, or the descriptor is unknown.
+ */
+static unsigned int e2v_file_kernel(const struct e2v_check_cli *c,
+				    const struct e2verity_check_file *f)
+{
+	if (!f->have_descriptor)
+		return 0;
+	return e2verity_kernel_min(c->fs_block_size, 1u << f->desc.log_blocksize,
+				   c->kernel.page_size);
+}
+
+/*
+ * The oldest kernel that reads every file that passed: 0 with *@none set when
+ * no kernel of this page size reads one, 0 alone when none passed.
+ */
+static unsigned int e2v_image_kernel(const struct e2v_check_cli *c, int *none)
+{
+	unsigned int oldest = 0, k;
+
+	*none = 0;
+	for (size_t i = 0; i < c->nr_files; i++) {
+		const struct e2verity_check_file *f = &c->files[i].file;
+
+		if (!f->have_descriptor || f->errors)
+			continue;
+		k = e2v_file_kernel(c, f);
+		if (!k)
+			*none = 1;
+		else if (k > oldest)
+			oldest = k;
+	}
+	return *none ? 0 : oldest;
+}
+
+/* " (signed, verified; Linux 6.3 or later)": what -v adds after a file's line */
+static void e2v_file_notes(const struct e2v_check_cli *c, const struct e2v_checked *r, char *out,
+			   size_t size)
+{
+	const char *sig = r->file.signature_verified ? "signed, verified"
+			  : r->file.signed_file	     ? "signed"
+						     : NULL;
+	unsigned int k = e2v_file_kernel(c, &r->file);
+	char v[E2V_KERNEL_STRING_MAX], kern[64] = "";
+
+	/* files every kernel with fs-verity reads say nothing more */
+	if (r->file.have_descriptor && !r->file.errors) {
+		e2v_kernel_string(k, v, sizeof(v));
+		if (!k)
+			snprintf(kern, sizeof(kern), "no Linux with %u-byte pages reads it",
+				 c->kernel.page_size);
+		else if (k > E2VERITY_KERNEL_VERSION(5, 4))
+			snprintf(kern, sizeof(kern), "Linux %s or later", v);
+	}
+	const char *ima = !e2v_ima_asked(c)				? NULL
+			  : r->file.ima_verified			? "security.ima verified"
+			  : r->file.ima == E2VERITY_CHECK_IMA_VERITY ? "security.ima"
+								    : NULL;
+	const char *parts[] = { sig, ima, *kern ? kern : NULL };
+	size_t len = 0;
+
+	*out = 0;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (!parts[i] || len >= size)
+			continue;
+		len += snprintf(out + len, size - len, "%s%s", len ? "; " : " (", parts[i]);
+	}
+	if (len && len + 1 < size)
+		strcat(out, ")");
+}
+
 static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_stats *st)
 {
-	char msg[1024], digest[E2V_DIGEST_STRING_MAX];
+	char msg[1024], digest[E2V_DIGEST_STRING_MAX], notes[128], v[E2V_KERNEL_STRING_MAX];
+	unsigned int oldest;
+	int none;
 
 	for (size_t i = 0; i < c->nr_files; i++) {
 		const struct e2v_checked *r = &c->files[i];
@@ -171,14 +248,8 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 			e2v_digest_string(&r->file, digest);
 		else
 			strcpy(digest, "-");
-		printf("%s %s %s%s%s\n", e2v_status_word(&r->file), digest, path,
-		       r->file.signature_verified ? " (signed, verified)"
-		       : r->file.signed_file	  ? " (signed)"
-						  : "",
-		       !e2v_ima_asked(c)		      ? ""
-		       : r->file.ima_verified		      ? " (security.ima verified)"
-		       : r->file.ima == E2VERITY_CHECK_IMA_VERITY ? " (security.ima)"
-							      : "");
+		e2v_file_notes(c, r, notes, sizeof(notes));
+		printf("%s %s %s%s\n", e2v_status_word(&r->file), digest, path, notes);
 	}
 	if (c->quiet)
 		return;
@@ -188,11 +259,22 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 	else
 		msg[0] = '\0';
 	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed%s; "
-	       "%llu bytes hashed%s\n",
+	       "%llu bytes hashed%s",
 	       e2v_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
 	       (unsigned long long)st->signed_files, msg, (unsigned long long)st->bytes_hashed,
 	       c->needs_recovery ? "; journal not replayed" : "");
+	oldest = e2v_image_kernel(c, &none);
+	e2v_kernel_string(oldest, v, sizeof(v));
+	/* said when asked (-v), or when it is news: not every kernel with fs-verity reads them */
+	if (!c->verbose && !none && oldest <= E2VERITY_KERNEL_VERSION(5, 4))
+		;
+	else if (none)
+		printf("; no Linux with %u-byte pages reads them all", c->kernel.page_size);
+	else if (oldest)
+		printf("; Linux %s or later with %u-byte pages reads them all", v,
+		       c->kernel.page_size);
+	putchar('\n');
 }
 
 /* The row says which of the finding's values mean something. */
@@ -251,6 +333,19 @@ static void e2v_json_ima(struct e2v_json *j, const struct e2verity_check_file *f
 	e2v_json_end_object(j);
 }
 
+/* "6.3", or null: no kernel with the page size, or a file that failed */
+static void e2v_json_kernel(struct e2v_json *j, const char *key, unsigned int version)
+{
+	char v[E2V_KERNEL_STRING_MAX];
+
+	if (!version) {
+		e2v_json_null(j, key);
+		return;
+	}
+	e2v_kernel_string(version, v, sizeof(v));
+	e2v_json_string(j, key, v);
+}
+
 static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const struct e2v_checked *r)
 {
 	const struct e2verity_check_file *f = &r->file;
@@ -277,6 +372,7 @@ static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const str
 	}
 	e2v_json_bool(j, "signed", f->signed_file);
 	e2v_json_bool(j, "signature_verified", f->signature_verified);
+	e2v_json_kernel(j, "min_kernel", e2v_file_kernel(c, f));
 	if (e2v_ima_asked(c))
 		e2v_json_ima(j, f);
 	e2v_json_begin_array(j, "findings");
@@ -290,6 +386,7 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 			   const char *error, int status)
 {
 	struct e2v_json j;
+	int none;
 
 	e2v_json_init(&j, stdout);
 	e2v_json_begin_object(&j, NULL);
@@ -310,6 +407,8 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_uint(&j, "errors", st->errors);
 	e2v_json_uint(&j, "warnings", st->warnings);
 	e2v_json_bool(&j, "needs_recovery", c->needs_recovery);
+	e2v_json_kernel(&j, "min_kernel", e2v_image_kernel(c, &none));
+	e2v_json_uint(&j, "kernel_page_size", c->kernel.page_size);
 	e2v_json_end_object(&j);
 	if (error)
 		e2v_json_string(&j, "error", error);
@@ -448,6 +547,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "threads", required_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "min-kernel", required_argument, NULL, OPT_MIN_KERNEL },
 		{ "quiet", no_argument, NULL, 'q' },
 		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -456,6 +556,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 	int opt, status, bar = 0, progress_fd = -1;
 
 	c->opts.threads = e2v_default_threads();
+	c->kernel.page_size = 4096;
 	/* e2fsck's letters where they mean the same: -n, -f, -C, -v, -V; -p, -a, -y: not yet */
 	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvV", longopts);
 	while ((opt = e2v_getopt(&g)) != -1) {
@@ -511,6 +612,17 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			break;
 		case 'v':
 			c->verbose = 1;
+			break;
+		case OPT_MIN_KERNEL:
+			if (e2v_parse_min_kernel(optarg, &c->kernel) ||
+			    c->kernel.version < E2VERITY_KERNEL_VERSION(5, 4))
+				return e2v_usage_error(cmd,
+						       "invalid kernel version '%s' (MAJOR.MINOR "
+						       "from 5.4, when ext4 gained fs-verity, then "
+						       ":16k or :64k for larger pages)",
+						       optarg);
+			c->opts.min_kernel = c->kernel.version;
+			c->opts.kernel_page_size = c->kernel.page_size;
 			break;
 		case 'r':
 			c->recursive = 1;
@@ -601,6 +713,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 			 e2v_name(c->image));
 		return FSCK_ERROR;
 	}
+	c->fs_block_size = fs->blocksize;
 	/*
 	 * As e2fsck -n: the journal is not replayed, so what it would change is
 	 * not what is checked; said, and counted in the status.

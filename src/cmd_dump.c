@@ -93,7 +93,8 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 		}
 	}
 	if (argc - optind > 3)
-		return e2v_usage_error(cmd, "too many operands: '%s' after IMAGE, PATH and the type",
+		return e2v_usage_error(cmd,
+				       "too many operands: '%s' after IMAGE, PATH and the type",
 				       e2v_name(argv[optind + 3]));
 	if (argc - optind != 3)
 		return e2v_usage_error(cmd, "IMAGE, PATH and the metadata type are needed");

@@ -93,7 +93,8 @@ static errcode_t e2v_measure_select(const struct e2v_measure_cli *c, ext2_filsys
 	if (c->all) {
 		err = e2v_all_sealed(fs, c->image, mf);
 		if (err)
-			e2v_error(err, "while listing the sealed files of '%s'", e2v_name(c->image));
+			e2v_error(err, "while listing the sealed files of '%s'",
+				  e2v_name(c->image));
 		return err;
 	}
 	for (int i = 0; i < c->npaths; i++) {

@@ -28,21 +28,58 @@ void e2v_seal_workers_stop(struct e2v_seal_cli *c)
 	c->opts.params.workers = NULL;
 }
 
-static void e2v_fs_warnings(const struct e2v_seal_cli *c, ext2_filsys fs)
+/*
+ * What the kernel the image is for cannot read is refused (--min-kernel);
+ * without one, what Linux before 6.3 cannot read is a warning.
+ */
+static int e2v_fs_kernel(const struct e2v_seal_cli *c, ext2_filsys fs)
 {
-	if (c->w.quiet)
-		return;
-	if (fs->blocksize != 4096)
+	const unsigned int bs = fs->blocksize, tbs = c->opts.params.block_size;
+	const unsigned int page = c->kernel.version ? c->kernel.page_size : 4096;
+	char k[E2V_KERNEL_STRING_MAX];
+	unsigned int need;
+
+	if (!c->kernel.version) {
+		if (c->w.quiet)
+			return 0;
+		if (bs != 4096)
+			fprintf(stderr,
+				"%s: warning: '%s' has %u-byte blocks; Linux before 6.3 refuses "
+				"to mount a filesystem with fs-verity unless its block size is the "
+				"page size (4096); --min-kernel=6.3 says the image is for 6.3 or "
+				"later\n",
+				e2v_prog, e2v_name(c->w.image), bs);
+		if (tbs != 4096)
+			fprintf(stderr,
+				"%s: warning: %u-byte Merkle tree blocks; Linux before 6.3 only "
+				"reads 4096-byte ones; --min-kernel=6.3 says the image is for 6.3 "
+				"or later\n",
+				e2v_prog, tbs);
+		return 0;
+	}
+	e2v_kernel_string(c->kernel.version, k, sizeof(k));
+	need = e2verity_kernel_min(bs, bs < page ? bs : page, page);
+	if (!need || need > c->kernel.version) {
 		fprintf(stderr,
-			"%s: warning: '%s' has %u-byte blocks; Linux before 6.3 refuses to mount "
-			"a filesystem with fs-verity unless its block size is the page size "
-			"(4096)\n",
-			e2v_prog, e2v_name(c->w.image), fs->blocksize);
-	if (c->opts.params.block_size != 4096)
+			"%s: '%s' has %u-byte blocks, and Linux %s with %u-byte pages does not "
+			"mount it with fs-verity: %s\n",
+			e2v_prog, e2v_name(c->w.image), bs, k, page,
+			need ? "before 6.3 the block size must be the page size"
+			     : "no kernel mounts blocks larger than its page");
+		return E2V_EXIT_FAILURE;
+	}
+	need = e2verity_kernel_min(bs, tbs, page);
+	if (!need || need > c->kernel.version) {
 		fprintf(stderr,
-			"%s: warning: %u-byte Merkle tree blocks; Linux before 6.3 only reads "
-			"4096-byte ones\n",
-			e2v_prog, c->opts.params.block_size);
+			"%s: %u-byte Merkle tree blocks: Linux %s with %u-byte pages does not read "
+			"them (%s); sealing nothing in '%s'\n",
+			e2v_prog, tbs, k, page,
+			need ? "before 6.3 they must be the page size"
+			     : "no kernel reads tree blocks larger than its page",
+			e2v_name(c->w.image));
+		return E2V_EXIT_FAILURE;
+	}
+	return 0;
 }
 
 static const char *e2v_action_word(const struct e2v_seal_cli *c,
@@ -116,7 +153,8 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plans[i]);
 		if (err) {
 			e2v_error(err, "while checking '%s'%s", e2v_name(sel->v[i].path),
-				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino) : "");
+				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino)
+								 : "");
 			bad++;
 			continue;
 		}
@@ -132,8 +170,9 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		return E2V_EXIT_FAILURE;
 	if (need > avail + freed) {
 		e2v_error(E2VERITY_ET_NO_SPACE,
-			  "while checking '%s' (%llu blocks needed, %llu free)", e2v_name(c->w.image),
-			  (unsigned long long)(need - freed), (unsigned long long)avail);
+			  "while checking '%s' (%llu blocks needed, %llu free)",
+			  e2v_name(c->w.image), (unsigned long long)(need - freed),
+			  (unsigned long long)avail);
 		return E2V_EXIT_FAILURE;
 	}
 	if (c->w.dry_run && !c->w.quiet)
@@ -165,7 +204,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			/* a loading error was reported where it happened */
 			if (doing)
 				e2v_error(err, "while %s '%s'", doing,
-					  e2v_name(e2v_failed_file(err, c.so.keyfile, c.so.certfile)));
+					  e2v_name(e2v_failed_file(err, c.so.keyfile,
+								   c.so.certfile)));
 			goto out;
 		}
 	}
@@ -175,6 +215,9 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			goto out;
 		status = E2V_EXIT_FAILURE;
 	}
+	/* a manifest that cannot be written is found out before the image is */
+	if (e2v_seal_manifest_open(&c) != E2V_EXIT_OK)
+		goto out;
 	if (c.ima_so.keyfile && e2v_seal_ima_signer(&c))
 		goto out;
 	if (c.ima_sigsrc && e2v_ima_detached_open(&c))
@@ -195,7 +238,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (err) {
 		/* a page (4096 bytes) works with every kernel; smaller blocks since Linux 6.3 */
 		if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS && fs->blocksize >= 4096)
-			e2v_error(err, "while checking '%s' (--block-size=4096 works with every kernel)",
+			e2v_error(err,
+				  "while checking '%s' (--block-size=4096 works with every kernel)",
 				  e2v_name(c.w.image));
 		else if (err == E2VERITY_ET_BLOCK_SIZE_EXCEEDS_FS)
 			e2v_error(err,
@@ -206,7 +250,9 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			e2v_error(err, "while checking '%s'", e2v_name(c.w.image));
 		goto out;
 	}
-	e2v_fs_warnings(&c, fs);
+	status = e2v_fs_kernel(&c, fs);
+	if (status != E2V_EXIT_OK)
+		goto out;
 	/* a dry run lists every name of a hard-linked file, sealed once */
 	c.w.sel.keep_links = c.w.dry_run;
 	status = e2v_select_run(&sel, fs, c.w.image, "seals", &c.w.sel, c.w.verbose);
@@ -249,8 +295,10 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		if (c.manifest) {
 			status = e2v_seal_digests(&c, fs, &sel, plans);
 			if (status == E2V_EXIT_OK)
-				status = e2v_seal_manifest_write(&c);
+				status = e2v_seal_manifest_write(&c, 0);
 		}
+		if (status == E2V_EXIT_OK && e2v_flush_stdout())
+			status = E2V_EXIT_FAILURE;
 		goto out;
 	}
 	e2v_image_close(&pre);
@@ -262,8 +310,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (status == E2V_EXIT_OK)
 		e2v_seal_note_skips(&c);
 	if (status == E2V_EXIT_OK)
-		status = e2v_seal_manifest_write(&c);
-	if (e2v_flush_stdout())
+		status = e2v_seal_manifest_write(&c, work);
+	if (status == E2V_EXIT_OK && e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
 out:
 	e2v_image_close(&pre);

@@ -10,21 +10,6 @@
 
 #include "cmd.h"
 
-static errcode_t e2v_write_signature(const char *path, const uint8_t *sig, size_t sig_size)
-{
-	struct e2v_outfile out;
-	errcode_t err;
-
-	err = e2v_outfile_open(&out, path);
-	if (err)
-		return err;
-	err = e2v_write_all(out.fd, sig, sig_size, 0);
-	if (!err)
-		err = e2v_outfile_commit(&out);
-	e2v_outfile_abort(&out);
-	return err;
-}
-
 int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
@@ -38,6 +23,7 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 	struct e2verity_signer *signer = NULL;
 	struct e2v_tree_opts t = { 0 };
 	struct e2verity_result res;
+	struct e2v_outfile out = { .fd = -1 };
 	int ret = E2V_EXIT_FAILURE, opt, r;
 	uint8_t *sig = NULL;
 	size_t sig_size;
@@ -73,6 +59,12 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 	err = e2v_load_signer(&so, &signer);
 	if (err)
 		goto out;
+	/* nor a signature file that cannot be written */
+	err = e2v_outfile_open(&out, sigfile, 0);
+	if (err) {
+		e2v_error(err, "while writing the signature file '%s'%s", e2v_name(sigfile), out.why);
+		goto out;
+	}
 	err = e2v_digest_host_file(file, &t, &res, &doing);
 	if (err) {
 		e2v_error(err, "while %s '%s'", doing, e2v_name(file));
@@ -83,7 +75,9 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 		e2v_error(err, "while signing '%s'", e2v_name(file));
 		goto out;
 	}
-	err = e2v_write_signature(sigfile, sig, sig_size);
+	err = e2v_outfile_write(&out, sig, sig_size);
+	if (!err)
+		err = e2v_outfile_commit(&out);
 	if (err) {
 		e2v_error(err, "while writing the signature file '%s'", e2v_name(sigfile));
 		goto out;
@@ -94,6 +88,7 @@ int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[])
 		goto out;
 	ret = E2V_EXIT_OK;
 out:
+	e2v_outfile_abort(&out);
 	free(sig);
 	e2verity_signer_free(signer);
 	return ret;

@@ -60,7 +60,8 @@ static int e2v_unseal_preflight(const struct e2v_write_args *c, ext2_filsys fs,
 		}
 		if (err) {
 			e2v_error(err, "while unsealing '%s'%s", e2v_name(sel->v[i].path),
-				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino) : "");
+				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino)
+								 : "");
 			bad++;
 			continue;
 		}

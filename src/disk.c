@@ -14,55 +14,14 @@
 #include <linux/fs.h>
 #endif
 
+#include <sys/statvfs.h>
+
 #include "disk.h"
+#include "sparse.h"
 
 #ifdef HAVE_BLKID
 #include <blkid.h>
 #endif
-#ifdef HAVE_LIBSPARSE
-#include <dlfcn.h>
-#include <sparse/sparse.h>
-
-/*
- * libsparse, opened when an image is sparse: the functions used, looked up
- * by their own names and typed by their own declarations.
- */
-static struct {
-	__typeof__(sparse_file_import) *import;
-	__typeof__(sparse_file_block_size) *block_size;
-	__typeof__(sparse_file_len) *len;
-	__typeof__(sparse_file_write) *write;
-	__typeof__(sparse_file_destroy) *destroy;
-	__typeof__(sparse_file_new) *new_file;
-	__typeof__(sparse_file_add_fill) *add_fill;
-	__typeof__(sparse_file_add_fd) *add_fd;
-} e2v_sp;
-
-static int e2v_load_libsparse(void)
-{
-	void *h;
-
-	if (e2v_sp.import)
-		return 0;
-	h = dlopen(E2V_LIBSPARSE, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return -1;
-	*(void **)&e2v_sp.block_size = dlsym(h, "sparse_file_block_size");
-	*(void **)&e2v_sp.len = dlsym(h, "sparse_file_len");
-	*(void **)&e2v_sp.write = dlsym(h, "sparse_file_write");
-	*(void **)&e2v_sp.destroy = dlsym(h, "sparse_file_destroy");
-	*(void **)&e2v_sp.new_file = dlsym(h, "sparse_file_new");
-	*(void **)&e2v_sp.add_fill = dlsym(h, "sparse_file_add_fill");
-	*(void **)&e2v_sp.add_fd = dlsym(h, "sparse_file_add_fd");
-	if (!e2v_sp.block_size || !e2v_sp.len || !e2v_sp.write || !e2v_sp.destroy ||
-	    !e2v_sp.new_file || !e2v_sp.add_fill || !e2v_sp.add_fd)
-		return -1;
-	*(void **)&e2v_sp.import = dlsym(h, "sparse_file_import");
-	return e2v_sp.import ? 0 : -1;
-}
-#endif
-
-#define E2V_SPARSE_MAGIC 0xed26ff3a
 #define E2V_EXT4_MAGIC 0xef53
 
 static void e2v_why(char *why, size_t size, const char *fmt, ...)
@@ -89,13 +48,14 @@ static errcode_t e2v_parse_io_options(struct e2v_disk *d, const char *opts, char
 	unsigned long long v;
 
 	if (strncmp(opts, "offset=", 7) != 0 || !opts[7] || opts[7] == '-') {
-		e2v_why(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)", opts);
+		e2v_why(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)",
+			e2v_name(opts));
 		return EINVAL;
 	}
 	errno = 0;
 	v = strtoull(opts + 7, &end, 0);
 	if (errno || *end) {
-		e2v_why(why, ws, " (invalid offset '%s')", opts + 7);
+		e2v_why(why, ws, " (invalid offset '%s')", e2v_name(opts + 7));
 		return EINVAL;
 	}
 	d->offset = v;
@@ -179,7 +139,7 @@ static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const 
 	}
 	e2v_why(why, ws,
 		" (no partition %s '%s'; partitions are named by number, GPT name or UUID)",
-		number >= 0 ? "number" : "named", want);
+		number >= 0 ? "number" : "named", e2v_name(want));
 out:
 	blkid_free_probe(pr);
 	return err;
@@ -271,170 +231,151 @@ static errcode_t e2v_check_place(struct e2v_disk *d, int fd, uint64_t file_size,
 	return 0;
 }
 
-#ifdef HAVE_LIBSPARSE
-/* Expands the sparse image into a temporary file: "don't care" chunks stay holes. */
-static errcode_t e2v_sparse_expand(struct e2v_disk *d, int fd, char *why, size_t ws)
-{
-	const char *tmpdir = getenv("TMPDIR");
-	struct sparse_file *s;
-	int64_t len;
-	int rawfd = -1, r;
-	errcode_t err = 0;
-
-	if (e2v_load_libsparse()) {
-		e2v_why(why, ws,
-			" (an Android sparse image: %s cannot be loaded, see android-libsparse)",
-			E2V_LIBSPARSE);
-		return EXT2_ET_UNIMPLEMENTED;
-	}
-	s = e2v_sp.import(fd, false, false);
-	if (!s) {
-		e2v_why(why, ws, " (a damaged Android sparse image)");
-		return EXT2_ET_BAD_MAGIC;
-	}
-	d->sparse_block_size = e2v_sp.block_size(s);
-	len = e2v_sp.len(s, false, false);
-	if (asprintf(&d->raw, "%s/e2verity-raw-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") < 0) {
-		d->raw = NULL;
-		err = ENOMEM;
-		goto out;
-	}
-	rawfd = mkstemp(d->raw);
-	if (rawfd < 0) {
-		err = errno;
-		free(d->raw);
-		d->raw = NULL;
-		e2v_why(why, ws, " (cannot make a temporary file to expand the sparse image)");
-		goto out;
-	}
-	r = e2v_sp.write(s, rawfd, false, false, false);
-	if (r < 0 || ftruncate(rawfd, len) < 0) {
-		err = r < 0 ? -r : errno;
-		e2v_why(why, ws, " (expanding the sparse image into '%s')", d->raw);
-	}
-out:
-	if (rawfd >= 0 && close(rawfd) < 0 && !err)
-		err = errno;
-	e2v_sp.destroy(s);
-	return err;
-}
-
-/* 1 if the block is one 32-bit value repeated; *@val is that value */
-static int e2v_fill_value(const unsigned char *b, size_t size, uint32_t *val)
-{
-	*val = e2v_le32(b);
-	for (size_t i = 4; i < size; i += 4)
-		if (memcmp(b, b + i, 4))
-			return 0;
-	return 1;
-}
-
 /*
- * The chunks of the new sparse image: holes of the raw copy are "don't care",
- * runs of one repeated 32-bit value are fills, the rest is data, read from
- * the raw copy when written.
+ * The expanded copy of the sparse image: made once per process (seal opens an
+ * image for its pre-flight, its writing and its manifest) in a file without a
+ * name in TMPDIR, which no kill leaves behind.
  */
-static errcode_t e2v_sparse_build(struct sparse_file *s, int rawfd, uint64_t len, unsigned int bs)
+static struct e2v_expanded {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	int fd;
+	char *name; /* what libext2fs opens: /proc/self/fd/N, or a named file */
+	struct e2v_sparse sp;
+} e2v_exp = { .fd = -1 };
+
+static void e2v_exp_drop(void)
 {
-	unsigned char *buf = malloc(bs);
-	uint64_t pos = 0;
-	errcode_t err = 0;
-
-	if (!buf)
-		return ENOMEM;
-	while (pos < len && !err) {
-		off_t data = lseek(rawfd, pos, SEEK_DATA), hole;
-
-		if (data < 0 && errno == ENXIO)
-			break; /* only a hole is left */
-		if (data < 0) {
-			err = errno;
-			break;
-		}
-		hole = lseek(rawfd, data, SEEK_HOLE);
-		if (hole < 0) {
-			err = errno;
-			break;
-		}
-		/* chunks are whole blocks: a block with any data is data */
-		pos = (uint64_t)data / bs * bs;
-		hole = ((uint64_t)hole + bs - 1) / bs * bs;
-		if ((uint64_t)hole > len)
-			hole = len;
-		while (pos < (uint64_t)hole && !err) {
-			uint64_t start = pos;
-			uint32_t val, v;
-			int fill;
-
-			if (pread(rawfd, buf, bs, pos) != (ssize_t)bs) {
-				err = errno ? errno : EIO;
-				break;
-			}
-			fill = e2v_fill_value(buf, bs, &val);
-			pos += bs;
-			/* extend the run while blocks are of the same kind */
-			while (pos < (uint64_t)hole) {
-				if (pread(rawfd, buf, bs, pos) != (ssize_t)bs) {
-					err = errno ? errno : EIO;
-					break;
-				}
-				if (e2v_fill_value(buf, bs, &v) ? !(fill && v == val) : fill)
-					break;
-				pos += bs;
-			}
-			if (err)
-				break;
-			if (fill ? e2v_sp.add_fill(s, val, pos - start, start / bs)
-				 : e2v_sp.add_fd(s, rawfd, start, pos - start, start / bs))
-				err = ENOMEM;
-		}
-	}
-	free(buf);
-	return err;
+	if (e2v_exp.fd >= 0)
+		close(e2v_exp.fd);
+	if (e2v_exp.name && strncmp(e2v_exp.name, "/proc/", 6) != 0)
+		unlink(e2v_exp.name);
+	free(e2v_exp.name);
+	e2v_sparse_free(&e2v_exp.sp);
+	memset(&e2v_exp, 0, sizeof(e2v_exp));
+	e2v_exp.fd = -1;
 }
-#endif
 
-errcode_t e2v_disk_write_back(struct e2v_disk *d)
+static int e2v_exp_is(const struct stat *st)
 {
-#ifdef HAVE_LIBSPARSE
-	struct sparse_file *s = NULL;
-	struct e2v_outfile out = { .fd = -1 };
-	struct stat st;
-	int rawfd;
+	return e2v_exp.fd >= 0 && e2v_exp.dev == st->st_dev && e2v_exp.ino == st->st_ino &&
+	       e2v_exp.size == st->st_size && e2v_exp.mtime.tv_sec == st->st_mtim.tv_sec &&
+	       e2v_exp.mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static void e2v_exp_remember(const struct stat *st)
+{
+	e2v_exp.dev = st->st_dev;
+	e2v_exp.ino = st->st_ino;
+	e2v_exp.size = st->st_size;
+	e2v_exp.mtime = st->st_mtim;
+}
+
+/* Checks the sparse image's chunks and the room in TMPDIR, then expands it. */
+static errcode_t e2v_sparse_load(int fd, const struct stat *st, char *why, size_t ws)
+{
+	static int registered;
+	const char *tmpdir = e2v_tmpdir();
+	struct statvfs vfs;
 	errcode_t err;
+
+	e2v_exp_drop();
+	if (!registered && atexit(e2v_exp_drop) == 0)
+		registered = 1;
+	err = e2v_sparse_scan(fd, st->st_size, &e2v_exp.sp, why, ws);
+	if (err)
+		return err;
+	e2v_exp.fd = e2v_tmpfile(tmpdir, 0600, &e2v_exp.name);
+	if (e2v_exp.fd < 0) {
+		err = errno;
+		e2v_why(why, ws, " (no temporary file in '%s' to expand the sparse image into)",
+			e2v_name(tmpdir));
+		return err;
+	}
+	/* what expanding writes is bounded by the chunks: the room for it is checked first */
+	if (fstatvfs(e2v_exp.fd, &vfs) == 0 &&
+	    e2v_exp.sp.data_bytes > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
+		e2v_why(why, ws,
+			" (expanding the Android sparse image takes %llu bytes in '%s', which has "
+			"%llu free; TMPDIR chooses another place)",
+			(unsigned long long)e2v_exp.sp.data_bytes, e2v_name(tmpdir),
+			(unsigned long long)vfs.f_bavail * vfs.f_frsize);
+		e2v_exp_drop();
+		return ENOSPC;
+	}
+	err = e2v_sparse_expand(fd, &e2v_exp.sp, e2v_exp.fd);
+	if (err) {
+		e2v_why(why, ws, " (expanding the sparse image into '%s')", e2v_name(tmpdir));
+		e2v_exp_drop();
+		return err;
+	}
+	e2v_exp_remember(st);
+	return 0;
+}
+
+errcode_t e2v_disk_expand(struct e2v_disk *d, unsigned int how, char *why, size_t ws)
+{
+	struct stat st;
+	errcode_t err = 0;
+	int fd;
 
 	if (!d->sparse)
 		return 0;
-	rawfd = open(d->raw, O_RDONLY | O_CLOEXEC);
-	if (rawfd < 0)
+	if (how & E2V_DISK_WRITE) {
+		/* where it goes back, and that it can, before any work is done */
+		d->out = calloc(1, sizeof(*d->out));
+		if (!d->out)
+			return ENOMEM;
+		err = e2v_outfile_open(d->out, d->file, E2V_OUT_WHOLE);
+		if (err) {
+			e2v_why(why, ws, "%s%s", d->out->why[0] ? d->out->why : "",
+				d->out->why[0] ? "" : " (the sparse image cannot be written back)");
+			return err;
+		}
+	}
+	fd = open(d->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return errno;
-	if (fstat(rawfd, &st) < 0) {
+	if (fstat(fd, &st) < 0)
 		err = errno;
-		goto out;
-	}
-	s = e2v_sp.new_file(d->sparse_block_size, st.st_size);
-	if (!s) {
-		err = ENOMEM;
-		goto out;
-	}
-	err = e2v_sparse_build(s, rawfd, st.st_size, d->sparse_block_size);
+	else if (!e2v_exp_is(&st))
+		err = e2v_sparse_load(fd, &st, why, ws);
+	close(fd);
+	/* the filesystem must end inside what the chunks expand to */
 	if (!err)
-		err = e2v_outfile_open(&out, d->file);
-	if (!err && e2v_sp.write(s, out.fd, false, true, false) < 0)
-		err = EIO;
+		err = e2v_check_whole(e2v_exp.fd, e2v_exp.sp.blocks * e2v_exp.sp.block_size, why,
+				      ws);
+	if (err)
+		return err;
+	d->open_name = strdup(e2v_exp.name);
+	return d->open_name ? 0 : ENOMEM;
+}
+
+errcode_t e2v_disk_write_back(struct e2v_disk *d)
+{
+	struct stat st;
+	errcode_t err;
+
+	if (!d->sparse || !d->out || e2v_exp.fd < 0)
+		return 0;
+	err = e2v_sparse_encode(e2v_exp.fd, &e2v_exp.sp, d->out);
 	/* the new sparse image replaces the old one whole, or not at all */
 	if (!err)
-		err = e2v_outfile_commit(&out);
-	e2v_outfile_abort(&out);
-out:
-	if (s)
-		e2v_sp.destroy(s);
-	close(rawfd);
+		err = e2v_outfile_commit(d->out);
+	e2v_outfile_abort(d->out);
+	/* the expanded copy is what the new file holds: later opens reuse it */
+	if (!err && stat(d->file, &st) == 0)
+		e2v_exp_remember(&st);
+	else
+		e2v_exp_drop();
 	return err;
-#else
-	(void)d;
-	return 0;
-#endif
+}
+
+void e2v_disk_forget(void)
+{
+	e2v_exp_drop();
 }
 
 errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *partition, char *why,
@@ -476,30 +417,14 @@ errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *par
 		err = EINVAL;
 		goto out;
 	}
-	if (d->sparse) {
-#ifdef HAVE_LIBSPARSE
-		if (opts || partition) {
-			e2v_why(why, ws,
-				" (an Android sparse image holds one filesystem: no offset)");
-			err = EINVAL;
-			goto out;
-		}
-		err = e2v_sparse_expand(d, fd, why, ws);
-		if (err)
-			goto out;
-		close(fd);
-		fd = open(d->raw, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			err = errno;
-			goto out;
-		}
-#else
-		e2v_why(why, ws,
-			" (an Android sparse image: this e2verity was built without libsparse)");
-		err = EXT2_ET_UNIMPLEMENTED;
+	/* an Android sparse image holds one filesystem, expanded by e2v_disk_expand() */
+	if (d->sparse && (opts || partition)) {
+		e2v_why(why, ws, " (an Android sparse image holds one filesystem: no offset)");
+		err = EINVAL;
 		goto out;
-#endif
 	}
+	if (d->sparse)
+		goto out;
 	if (opts)
 		err = e2v_parse_io_options(d, opts, why, ws);
 	if (!err && partition) {
@@ -517,7 +442,7 @@ errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *par
 	else if (!err)
 		err = e2v_check_whole(fd, size, why, ws);
 	if (!err) {
-		d->open_name = strdup(d->raw ? d->raw : d->file);
+		d->open_name = strdup(d->file);
 		if (!d->open_name)
 			err = ENOMEM;
 	}
@@ -529,9 +454,10 @@ out:
 
 void e2v_disk_free(struct e2v_disk *d)
 {
-	if (d->raw)
-		unlink(d->raw);
-	free(d->raw);
+	if (d->out) {
+		e2v_outfile_abort(d->out);
+		free(d->out);
+	}
 	free(d->file);
 	free(d->open_name);
 	memset(d, 0, sizeof(*d));

@@ -30,11 +30,12 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
 	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
 	  "\t\t[--manifest=FILE [--for-builtin-sig|--for-ima-sig] [--compact|--json]]\n"
+	  "\t\t[--min-kernel=VERSION]"
 	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[--partition=N|NAME|UUID] [-n] [-f] [-r] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"
-	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures]\n"
+	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures] [--min-kernel=VERSION]\n"
 	  "\t\t[--ima-cert=CERT] [--require-ima] IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",

@@ -67,7 +67,7 @@ errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (t->out_merkle_tree) {
 		*doing = "creating the Merkle tree file for";
-		err = e2v_outfile_open(&tree_out, t->out_merkle_tree);
+		err = e2v_outfile_open(&tree_out, t->out_merkle_tree, 0);
 		if (err)
 			goto out;
 	}
@@ -80,9 +80,9 @@ errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 	if (t->out_descriptor) {
 		*doing = "writing the descriptor of";
 		e2verity_descriptor_encode(&res->desc, raw);
-		err = e2v_outfile_open(&desc_out, t->out_descriptor);
+		err = e2v_outfile_open(&desc_out, t->out_descriptor, 0);
 		if (!err)
-			err = e2v_write_all(desc_out.fd, raw, sizeof(raw), 0);
+			err = e2v_outfile_write(&desc_out, raw, sizeof(raw));
 		if (!err)
 			err = e2v_outfile_commit(&desc_out);
 		if (err)

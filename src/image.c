@@ -162,6 +162,21 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	err = e2v_lock_image(img->path, writing && !(flags & E2V_IMAGE_SHARED));
 	if (err)
 		return err;
+	img->doing = "opening";
+	if (img->disk->sparse && undo && writing) {
+		/* e2undo writes blocks at their place in a raw image: none applies to this file */
+		snprintf(img->why, sizeof(img->why),
+			 " (-z: e2undo cannot undo an Android sparse image; it is replaced only "
+			 "once the run succeeded, so an interrupted run leaves it as it was; "
+			 "keep a copy to undo one that finished)");
+		return EINVAL;
+	}
+	/* locked first: the copy of a sparse image is of what this process owns */
+	err = e2v_disk_expand(img->disk,
+			      writing && !(flags & E2V_IMAGE_SHARED) ? E2V_DISK_WRITE : 0,
+			      img->why, sizeof(img->why));
+	if (err)
+		return err;
 	img->doing = "checking";
 	err = ext2fs_check_if_mounted(img->path, &mount_flags);
 	if (err)
@@ -251,6 +266,7 @@ void e2v_image_abandon(struct e2v_image *img)
 errcode_t e2v_image_close(struct e2v_image *img)
 {
 	errcode_t err = 0, err2;
+	int journaled = 0;
 
 	img->doing = "writing";
 	img->what = img->name;
@@ -259,14 +275,23 @@ errcode_t e2v_image_close(struct e2v_image *img)
 		img->txn = NULL;
 	}
 	if (img->fs) {
+		journaled = ext2fs_has_feature_journal(img->fs->super);
 		err2 = ext2fs_close_free(&img->fs);
 		if (!err)
 			err = err2;
-		/* a sparse image gets what was committed, encoded back whole */
-		if (!err && img->disk && img->disk->sparse && (img->flags & E2V_IMAGE_WRITE) &&
-		    !img->abandoned) {
-			img->doing = "writing the sparse image";
-			err = e2v_disk_write_back(img->disk);
+		/*
+		 * A sparse image gets what was committed, encoded back whole.
+		 * After a stop, the copy of a journaled one holds the last
+		 * commit; an unjournaled one is left as it was.
+		 */
+		if (img->disk && img->disk->sparse && (img->flags & E2V_IMAGE_WRITE)) {
+			if (!err && (!img->abandoned || journaled)) {
+				img->doing = "writing the sparse image";
+				img->what = img->name;
+				err = e2v_disk_write_back(img->disk);
+			} else {
+				e2v_disk_forget();
+			}
 		}
 	}
 	if (img->disk) {

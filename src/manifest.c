@@ -200,7 +200,8 @@ unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf)
 			e2v_manifest_ima(fs, e);
 		if (e->err) {
 			e2v_error(e->err, "while measuring '%s'%s", e2v_name(e->path),
-				  e->err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, e->ino) : "");
+				  e->err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, e->ino)
+								    : "");
 			bad++;
 		}
 	}

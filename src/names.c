@@ -10,19 +10,15 @@
 #include "names.h"
 
 /*
- * The escape of the byte at @s in @out (@trailing: it is one of the spaces
- * that end the name): 1, or 0 when the *@n bytes at @s stand as they are.
+ * Writes the escape of the byte at @s to @out and returns 1, or returns 0
+ * and sets *@n to the length of the character at @s, which stands as it is.
+ * @trailing: the byte is among the spaces that end the name; @component: a
+ * '/' and a NUL are escaped too (a directory entry's name, shown whole).
  */
 static int e2v_escape_one(const char *s, int trailing, int component, char out[5], int *n)
 {
 	unsigned char c = *s;
 
-	/* a component's own '/' and NUL, which a path cannot hold */
-	if (component && (c == '/' || c == '\0')) {
-		*n = 1;
-		snprintf(out, 5, "\\x%02x", c);
-		return 1;
-	}
 	*n = e2v_utf8_seq(s);
 	if (c == '\\' || c == '\n' || c == '\t') {
 		out[0] = '\\';
@@ -32,13 +28,11 @@ static int e2v_escape_one(const char *s, int trailing, int component, char out[5
 	}
 	/*
 	 * Control bytes (C0, DEL, and C1 encoded in UTF-8: a terminal acts on
-	 * them), bytes that are not UTF-8, and the spaces that end the name
-	 * (`read` would drop them): \xHH, byte by byte.
+	 * them, one byte at a time), bytes that are not UTF-8, and the spaces
+	 * that end the name (`read` would drop them): \xHH.
 	 */
 	if (c < 0x20 || c == 0x7f || *n == 0 || (c == ' ' && trailing) ||
-	    (c == 0xc2 && *n == 2 && (unsigned char)s[1] < 0xa0)) {
-		if (*n == 2 && c == 0xc2)
-			*n = 1; /* each byte of a C1 control on its own */
+	    (c == 0xc2 && *n == 2 && (unsigned char)s[1] < 0xa0) || (component && c == '/')) {
 		snprintf(out, 5, "\\x%02x", c);
 		return 1;
 	}

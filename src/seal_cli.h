@@ -37,11 +37,13 @@ struct e2v_seal_cli {
 	struct e2v_detached *detached;
 	size_t ndetached;
 	const char *manifest; /* where each file's digest line goes, or NULL */
+	struct e2v_outfile mout; /* opened before anything is written */
 	int for_builtin_sig;
 	enum e2v_manifest_format mformat;
 	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
 	struct e2verity_verifier *verifier; /* --cert/--ca for detached signatures */
+	struct e2v_kernel kernel; /* --min-kernel */
 	/* security.ima: a key here (--ima-key), or values made elsewhere (--ima-signatures-from) */
 	struct e2v_signer_opts ima_so;
 	const char *ima_sigsrc; /* a directory of PATH.ima files, or evmctl's output */
@@ -104,6 +106,9 @@ void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action
 		   uint64_t blocks, const char *more);
 int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
 		     const struct e2verity_seal_plan *plans);
-int e2v_seal_manifest_write(struct e2v_seal_cli *c);
+/* Opens the manifest's file before the image is written: a bad path costs nothing. */
+int e2v_seal_manifest_open(struct e2v_seal_cli *c);
+/* Writes the manifest; @sealed: the image was written, which a failure here does not undo. */
+int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed);
 
 #endif /* E2VERITY_SEAL_CLI_H */

@@ -14,6 +14,7 @@ enum {
 	OPT_SIGNATURES_FROM,
 	OPT_SIGNATURE,
 	OPT_CA,
+	OPT_MIN_KERNEL,
 	OPT_IMA_KEY,
 	OPT_IMA_CERT,
 	OPT_IMA_KEY_PASS,
@@ -72,6 +73,7 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		{ "signatures-from", required_argument, NULL, OPT_SIGNATURES_FROM },
 		{ "signature", required_argument, NULL, OPT_SIGNATURE },
 		{ "ca", required_argument, NULL, OPT_CA },
+		{ "min-kernel", required_argument, NULL, OPT_MIN_KERNEL },
 		{ "ima-key", required_argument, NULL, OPT_IMA_KEY },
 		{ "ima-cert", required_argument, NULL, OPT_IMA_CERT },
 		{ "ima-key-pass", required_argument, NULL, OPT_IMA_KEY_PASS },
@@ -138,6 +140,15 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		case OPT_CA:
 			c->cafile = optarg;
 			break;
+		case OPT_MIN_KERNEL:
+			if (e2v_parse_min_kernel(optarg, &c->kernel) ||
+			    c->kernel.version < E2VERITY_KERNEL_VERSION(5, 4))
+				return e2v_usage_error(cmd,
+						       "invalid kernel version '%s' (MAJOR.MINOR "
+						       "from 5.4, when ext4 gained fs-verity, then "
+						       ":16k or :64k for larger pages)",
+						       optarg);
+			break;
 		case OPT_IMA_KEY:
 			c->ima_so.keyfile = optarg;
 			break;
@@ -203,6 +214,7 @@ void e2v_seal_cli_free(struct e2v_seal_cli *c)
 {
 	e2v_ima_cli_free(c);
 	e2v_manifest_free(&c->mf);
+	e2v_outfile_abort(&c->mout);
 	for (size_t i = 0; i < c->ndetached; i++)
 		free(c->detached[i].sig);
 	free(c->detached);

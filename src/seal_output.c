@@ -67,10 +67,25 @@ out:
 	return err;
 }
 
-/* Writes the manifest ("-": standard output); it appears whole or not at all. */
-int e2v_seal_manifest_write(struct e2v_seal_cli *c)
+int e2v_seal_manifest_open(struct e2v_seal_cli *c)
 {
-	struct e2v_outfile out;
+	errcode_t err;
+
+	if (!c->manifest || strcmp(c->manifest, "-") == 0)
+		return E2V_EXIT_OK;
+	err = e2v_outfile_open(&c->mout, c->manifest, 0);
+	if (err) {
+		e2v_error(err, "while writing the manifest '%s'%s", e2v_name(c->manifest),
+			  c->mout.why);
+		return E2V_EXIT_FAILURE;
+	}
+	return E2V_EXIT_OK;
+}
+
+/* Writes the manifest ("-": standard output); a file gets it whole or not at all. */
+int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed)
+{
+	const char *name = strcmp(c->manifest ? c->manifest : "-", "-") ? c->manifest : NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	errcode_t err;
@@ -78,33 +93,21 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c)
 	if (!c->manifest)
 		return E2V_EXIT_OK;
 	err = e2v_seal_manifest_text(c, &buf, &len);
-	if (err) {
-		e2v_error(err, "while writing the manifest '%s'", e2v_name(c->manifest));
-		free(buf);
-		return E2V_EXIT_FAILURE;
-	}
-	if (strcmp(c->manifest, "-") == 0) {
-		if (fwrite(buf, 1, len, stdout) != len)
-			err = errno ? errno : EIO;
-		free(buf);
-		if (err) {
-			e2v_error(err, "while writing to standard output");
-			return E2V_EXIT_FAILURE;
-		}
-		return E2V_EXIT_OK;
-	}
-	err = e2v_outfile_open(&out, c->manifest);
-	if (!err)
-		err = e2v_write_all(out.fd, buf, len, 0);
-	if (!err)
-		err = e2v_outfile_commit(&out);
-	e2v_outfile_abort(&out);
+	if (!err && name)
+		err = e2v_outfile_write(&c->mout, buf, len);
+	if (!err && name)
+		err = e2v_outfile_commit(&c->mout);
+	if (!err && !name && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
+		err = errno ? errno : EIO;
 	free(buf);
-	if (err) {
-		e2v_error(err, "while writing the manifest '%s'", e2v_name(c->manifest));
-		return E2V_EXIT_FAILURE;
-	}
-	return E2V_EXIT_OK;
+	if (!err)
+		return E2V_EXIT_OK;
+	/* the files stay sealed: say so, so that nobody seals the image again for the manifest */
+	e2v_error(err, "while writing the manifest %s%s%s%s%s", name ? "'" : "to standard output",
+		  name ? e2v_name(name) : "", name ? "'" : "",
+		  sealed ? "; the files are sealed in the image all the same, and " : "",
+		  sealed ? "seal -n --manifest writes the manifest again" : "");
+	return E2V_EXIT_FAILURE;
 }
 
 /*

@@ -149,8 +149,7 @@ static char *e2v_join(const char *dir, const char *name)
  * selected, and the selection fails, as for an unreadable directory.  The
  * bytes are shown escaped, '/' and NUL as \xHH.
  */
-static void e2v_dirent_refuse(struct e2v_selection *s, const char *dir,
-			      const struct e2v_dirent *d)
+static void e2v_dirent_refuse(struct e2v_selection *s, const char *dir, const struct e2v_dirent *d)
 {
 	char *shown = e2v_escape_component(d->name, d->len);
 
@@ -333,11 +332,12 @@ errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int n
 		bad = nul ? -1 : e2v_unescape(line);
 		if (bad >= 0) {
 			err = EINVAL;
-			e2v_error(err,
-				  "while reading the file list '%s': line %zu, byte %zd: a backslash "
-				  "that starts none of \\\\, \\n, \\t, \\xHH (a list holds names as "
-				  "e2verity prints them; -0 reads them as they are)",
-				  e2v_name(list), lineno, bad + 1);
+			e2v_error(
+				err,
+				"while reading the file list '%s': line %zu, byte %zd: a backslash "
+				"that starts none of \\\\, \\n, \\t, \\xHH (a list holds names as "
+				"e2verity prints them; -0 reads them as they are)",
+				e2v_name(list), lineno, bad + 1);
 			break;
 		}
 		err = e2v_select_path(s, line);
@@ -449,7 +449,8 @@ errcode_t e2v_write_image_open(struct e2v_image *img, const struct e2v_write_arg
 	if (preflight)
 		return e2v_image_open(
 			img, w->image,
-			flags | E2V_IMAGE_PREFLIGHT | (w->dry_run ? E2V_IMAGE_SHARED : 0), NULL);
+			flags | E2V_IMAGE_PREFLIGHT | (w->dry_run ? E2V_IMAGE_SHARED : 0),
+			w->dry_run ? NULL : w->undo_file);
 	return e2v_image_open(img, w->image, flags | E2V_IMAGE_WRITE, w->undo_file);
 }
 

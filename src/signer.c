@@ -134,7 +134,8 @@ static errcode_t e2v_load_with_pass(const struct e2v_signer_opts *o, e2v_key_loa
 	if (o->key_pass) {
 		err = e2v_pass_from(o->key_pass, pass, sizeof(pass));
 		if (err) {
-			e2v_error(err, "while reading the pass phrase from '%s'", e2v_name(o->key_pass));
+			e2v_error(err, "while reading the pass phrase from '%s'",
+				  e2v_name(o->key_pass));
 			goto out;
 		}
 		err = load(o->keyfile, o->certfile, pass, ret);

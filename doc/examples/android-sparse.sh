@@ -7,7 +7,7 @@
 # ROOT_DIR is the root of the system partition (system-as-root: it holds system/app, ...).
 # Android builds make system.img as a sparse image (img2simg's format: holes and fills are not
 # stored) and fastboot flashes it as such.  e2verity reads and writes that format directly: the
-# image is never expanded on disk, and comes back sparse.  Sealed here: every file under
+# image is only expanded into a file without a name in $TMPDIR, holes kept, and comes back sparse.  Sealed here: every file under
 # /system/app, /system/priv-app and /system/framework, the files whose fs-verity digests an
 # Android device checks; MANIFEST gets their "sha256:DIGEST /path" lines.
 #

@@ -33,8 +33,18 @@ for im in img img1k; do
 	check "$im: summary counts" grep -q "^$im: $n files checked, $n passed, 0 failed, 0 skipped" out
 	check "$im: nothing on stderr" test ! -s err
 
-	# -v: every file with the digest fsverity-utils computes
-	expected_lines $d | sed 's/^/ok /' | sort >want
+	# -v: every file with the digest fsverity-utils computes; a file with tree blocks or on a
+	# filesystem of blocks smaller than 4096 (the page size) says Linux before 6.3 cannot read it
+	while read -r line; do
+		list_entry "$line"
+		# shellcheck disable=SC2086
+		dig=$(oracle_digest "$d/$_h" $_opts)
+		case "$im $_opts" in
+		img1k* | *--block-size=1024* | *--block-size=2048*) note=" (Linux 6.3 or later)" ;;
+		*) note= ;;
+		esac
+		echo "ok $dig /$_n$note"
+	done <$d/list | sort >want
 	"$E2VERITY" check -v -j 2 $im | grep -v 'files checked' | sort >got
 	check "$im: check -v lists each file with fsverity's digest" cmp want got
 	"$E2VERITY" check -v -j 1 $im | grep -v 'files checked' | sort >got1

@@ -22,14 +22,14 @@ for f in "$top_srcdir"/lib/*.c "$top_srcdir"/src/*.c; do
 	case $f in */lib/e2verity_err.c) continue ;; esac
 	srcs="$srcs $f"
 done
-# the libraries configure found: blkid for --partition, libsparse's header (configure's own place)
+# the libraries configure found: blkid for --partition
 # shellcheck disable=SC2086,SC2046
 cc -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1 \
 	-I"$top_builddir" -I"$top_builddir/lib" -I"$top_srcdir/lib" -I"$top_srcdir/src" \
 	$srcs "$top_builddir/lib/e2verity_err.c" \
 	$(pkg-config --cflags --libs ext2fs com_err libcrypto) \
 	$(pkg-config --exists blkid && pkg-config --cflags --libs blkid) \
-	$([ -e /usr/include/android/sparse/sparse.h ] && echo -I/usr/include/android) -lpthread \
+	-lpthread \
 	-o e2verity-asan 2>cc.err ||
 	{
 		cat cc.err >&2

@@ -175,6 +175,27 @@ printf '/weird/back\\slash\0' >raw.list0
 "$E2VERITY" seal -q -0 --files-from=raw.list0 img3 || fail "-0 --files-from: exit $?"
 check "-0 --files-from: names as they are" sh -c "'$E2VERITY' measure img3 '/weird/back\\slash' | grep -q 'back.*slash'"
 
+# every byte a name can hold, in one name: bash's printf %b (an oracle for the decoding) gives
+# back the bytes from seal -n's line, and --files-from takes the line back to the file
+require_cmd bash
+python3 -c '
+import os
+os.makedirs(b"all/d")
+open(b"all/d/" + bytes(b for b in range(1, 256) if b != 0x2f) + b" ", "wb").write(b"x")'
+mke2fs -q -F -t ext4 -b 4096 -d all allimg 8M >/dev/null 2>&1 || fail "mke2fs -d all"
+"$E2VERITY" seal -n -a allimg >all.out || fail "seal -n -a allimg: exit $?"
+sed -n 's/^seal \(.*\) ([^()]*)$/\1/p' all.out >all.line
+bash -c 'IFS= read -r l <all.line; printf "%b" "$l"' >all.decoded
+python3 -c 'import sys; sys.stdout.buffer.write(b"/d/" + bytes(b for b in range(1, 256) if b != 0x2f) + b" ")' >all.want
+check "every byte: one line, decoded by bash's printf %b to the name" sh -c \
+	'test "$(wc -l <all.line)" -eq 1 && cmp -s all.decoded all.want'
+check "every byte: the line is printable UTF-8" python3 -c '
+import re, sys
+t = open("all.line", "rb").read().decode("utf-8")
+assert not re.search(r"[\x00-\x1f\x7f-\x9f]", t.rstrip("\n")), t'
+"$E2VERITY" seal -q --files-from=all.line --manifest=all.m allimg || fail "--files-from all.line: exit $?"
+check "every byte: --files-from reads the line back" sh -c 'sed "s/^[^ ]* //" all.m | cmp -s - all.line'
+
 # paths as typed: ".." resolved as written, a trailing '/' only on a directory, what a
 # directory or a link is named as
 cp base img4

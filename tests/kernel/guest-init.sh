@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # guest-init.sh - /init of the harness initramfs: load modules, run /test.sh, report, power off
 #
-# The kernel console is ttyS0; the test's output goes to ttyS1 alone, so kernel messages never
-# break its lines. ttyS1 carries: E2V-BEGIN, the test's lines, then E2V-END <exit status>.
+# The kernel console is ttyS0 (ttyAMA0 on arm64); the test's output goes to a second port alone,
+# so kernel messages never break its lines: ttyS1, or the one e2v.out= names (hvc0, a virtio
+# console, on arm64's virt machine, which has one serial port). It carries: E2V-BEGIN, the
+# test's lines, then E2V-END <exit status>.
 # The kernel command line may say e2v.disks=N (wait for that many /dev/vd* disks).
 export PATH=/bin
 umask 022
@@ -15,11 +17,24 @@ exec </dev/console >/dev/console 2>&1
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tmpfs -o size=64m tmp /tmp
+# a foreign busybox's applets were not listed when the archive was made: link what is missing
+/bin/busybox --install -s /bin 2>/dev/null
+
+read -r cmdline </proc/cmdline
+disks=0
+out=ttyS1
+for arg in $cmdline; do
+	case $arg in
+	e2v.disks=*) disks=${arg#e2v.disks=} ;;
+	e2v.out=*) out=${arg#e2v.out=} ;;
+	esac
+done
+out=/dev/$out
 
 say()
 {
 	echo "$*"
-	echo "$*" >/dev/ttyS1
+	echo "$*" >"$out"
 }
 
 fatal()
@@ -28,7 +43,7 @@ fatal()
 	poweroff -f
 }
 
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
+stty -F "$out" raw -echo 2>/dev/null
 echo "E2V-INIT kernel $(uname -r)"
 
 while read -r m; do
@@ -43,13 +58,6 @@ vdisks()
 	echo $#
 }
 
-read -r cmdline </proc/cmdline
-disks=0
-for arg in $cmdline; do
-	case $arg in
-	e2v.disks=*) disks=${arg#e2v.disks=} ;;
-	esac
-done
 i=0
 while [ "$(vdisks)" -lt "$disks" ]; do
 	i=$((i + 1))
@@ -65,7 +73,7 @@ say E2V-BEGIN
 	. /e2v/guest-lib.sh
 	# shellcheck disable=SC1091 # supplied per run
 	. /test.sh
-) >/dev/ttyS1 2>&1 </dev/null
+) >"$out" 2>&1 </dev/null
 rc=$?
 
 # Leave every writable disk clean for the host (e2fsck -fn, reuse): unmount in reverse order.

@@ -7,7 +7,8 @@
 # `fsverity measure` must equal host `fsverity digest` with the same parameters; e2fsck -fn clean.
 # Then one data byte of a sealed file is flipped on the host. Boot 2 (image read-only): every
 # other file reads back with the source's sha256, the flipped file fails with EIO at exactly the
-# flipped block while its other blocks still read, and the kernel logs the corruption.
+# flipped block (the page holding it, with pages larger than 4 KiB) while its other blocks still
+# read, and the kernel logs the corruption.
 set -eu
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -97,14 +98,20 @@ printf "\\$(printf %03o $((byte ^ 255)))" |
 [ "$(od -An -tu1 -j "$off" -N1 "$tmp/img" | tr -d ' ')" -eq $((byte ^ 255)) ] ||
 	kh_fail "could not flip the byte at $off"
 
+# fs-verity verifies a page at a time: EIO from the first block of the flipped block's page, and
+# the blocks next to that page still read
+eioblk=$(kh_page_block $flipblk)
+before=$((eioblk - 1))
+after=$((eioblk + KH_PAGE_SIZE / 4096))
+
 # Boot 2: read everything back through fs-verity from a read-only disk.
 cat >"$tmp/guest.sh" <<EOF
 mount_image /dev/vda /mnt ro || exit 1
 flags_all /mnt/$(echo "$files" | sed 's| | /mnt/|g')
 measure_all /mnt/$(echo "$files" | sed 's| | /mnt/|g')
 hash_all /mnt/$(echo "$files" | sed 's| | /mnt/|g')
-read_block /mnt/big $((flipblk - 1))
-read_block /mnt/big $((flipblk + 1))
+read_block /mnt/big $before
+read_block /mnt/big $after
 kmsg 'FILE CORRUPTED'
 EOF
 rc=0
@@ -132,10 +139,10 @@ done
 
 got=$(kh_get "$tmp/out" READERR /mnt/big)
 case $got in
-"EIO $flipblk "*) echo "ok: /big fails with EIO at the flipped block $flipblk" ;;
-*) bad "/big with a flipped byte in block $flipblk: '$(grep ' /mnt/big ' "$tmp/out")'" ;;
+"EIO $eioblk "*) echo "ok: /big fails with EIO at block $eioblk (flipped: $flipblk, ${KH_PAGE_SIZE}-byte pages)" ;;
+*) bad "/big with a flipped byte in block $flipblk: '$(grep ' /mnt/big ' "$tmp/out")', want EIO at $eioblk" ;;
 esac
-for b in $((flipblk - 1)) $((flipblk + 1)); do
+for b in $before $after; do
 	want=$(dd if="$src/big" bs=4096 skip="$b" count=1 2>/dev/null | sha256sum | cut -d' ' -f1)
 	got=$(awk -v b="$b" '$1 == "BLOCK" && $2 == "/mnt/big" && $3 == b { print $4 }' "$tmp/out")
 	[ "$got" = "$want" ] || bad "/big block $b next to the flipped one: '$got', source $want"

@@ -27,8 +27,21 @@ kh_fail()
 	exit 99
 }
 
-# kh_find_kernel - set KH_KERNEL, KH_KVER, KH_KMODDIR; on failure set KH_WHY and return 1.
-# E2V_KERNEL/E2V_KMODDIR override; otherwise the newest /boot/vmlinuz-* whose
+# kh_kernel_cache - where fetch-kernels.sh keeps the kernels of the matrix
+kh_kernel_cache()
+{
+	echo "${E2V_KERNEL_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/e2verity/kernels}"
+}
+
+# kh_target_name KVER - a kernel's name in the matrix: major.minor and flavour
+# (6.1.0-57-amd64 -> 6.1-amd64, 6.12.117+deb13-arm64-16k -> 6.12-arm64-16k)
+kh_target_name()
+{
+	echo "$1" | sed -E 's/^([0-9]+\.[0-9]+)[.0-9]*(\+[A-Za-z0-9.~]+)?(-[0-9]+)?-([a-z].*)$/\1-\4/'
+}
+
+# kh_find_kernel - set KH_KERNEL, KH_KVER, KH_KMODDIR to the host's kernel; on failure set KH_WHY
+# and return 1. E2V_KERNEL/E2V_KMODDIR override; otherwise the newest /boot/vmlinuz-* whose
 # /lib/modules/<version>/modules.dep exists.
 kh_find_kernel()
 {
@@ -71,9 +84,92 @@ kh_find_kernel()
 	return 0
 }
 
+# kh_targets - the kernels of the matrix, one name a line: the host's (or E2V_KERNEL's), then
+# those fetch-kernels.sh provides, cached or not (an uncached one is a SKIP with its reason).
+# E2V_KTARGETS="NAME..." keeps only those.
+kh_targets()
+{
+	{
+		if kh_find_kernel; then
+			kh_target_name "$KH_KVER"
+		fi
+		if [ -z "${E2V_KERNEL:-}" ]; then
+			echo 6.12-amd64
+			echo 6.12-arm64-16k
+			for e in "$(kh_kernel_cache)"/*/kernel.env; do
+				[ -f "$e" ] && sed -n 's/^KT_NAME=//p' "$e"
+			done
+		fi
+	} | awk -v only="${E2V_KTARGETS:-}" '
+		BEGIN { n = split(only, o, " "); for (i = 1; i <= n; i++) want[o[i]] = 1 }
+		!seen[$0]++ && (n == 0 || $0 in want)'
+}
+
+# kh_use_target NAME - make NAME the kernel that run.sh boots: set KH_TARGET, KH_KERNEL, KH_KVER,
+# KH_KMODDIR, KH_ARCH, KH_QEMU, KH_USERLAND (a foreign userland's root, or empty: the host's),
+# KH_KMODULES_EXTRA, KH_PAGE_SIZE; or set KH_WHY and return 1
+kh_use_target()
+{
+	KH_TARGET= KH_USERLAND= KH_KMODULES_EXTRA= KH_WHY=
+	if kh_find_kernel && [ "$(kh_target_name "$KH_KVER")" = "$1" ]; then
+		KH_ARCH=${E2V_KARCH:-$(uname -m)}
+		KH_QEMU=${E2V_QEMU:-qemu-system-$KH_ARCH}
+	else
+		_env=$(kh_kernel_cache)/$1/kernel.env
+		if [ ! -f "$_env" ]; then
+			KH_WHY="kernel $1 is not in $(kh_kernel_cache) (tests/kernel/fetch-kernels.sh fetches it"
+			if [ -f "$(kh_kernel_cache)/$1.why" ]; then
+				KH_WHY="$KH_WHY; its last attempt: $(head -n 1 "$(kh_kernel_cache)/$1.why"))"
+			else
+				KH_WHY="$KH_WHY; scripts/install-deps.sh runs it)"
+			fi
+			return 1
+		fi
+		KT_USERLAND= KT_KMODULES_EXTRA=
+		# shellcheck disable=SC1090 # written by fetch-kernels.sh
+		. "$_env"
+		KH_KERNEL=$KT_KERNEL KH_KVER=$KT_KVER KH_KMODDIR=$KT_KMODDIR KH_ARCH=$KT_ARCH
+		KH_QEMU=$KT_QEMU KH_USERLAND=$KT_USERLAND KH_KMODULES_EXTRA=$KT_KMODULES_EXTRA
+		if [ ! -r "$KH_KERNEL" ] || [ ! -f "$KH_KMODDIR/modules.dep" ]; then
+			KH_WHY="the cached kernel $1 is incomplete (rerun tests/kernel/fetch-kernels.sh --update $1)"
+			return 1
+		fi
+	fi
+	KH_PAGE_SIZE=4096
+	_cfg=$(dirname "$KH_KERNEL")/config-$KH_KVER
+	if [ -f "$_cfg" ]; then
+		grep -q '^CONFIG_ARM64_16K_PAGES=y' "$_cfg" && KH_PAGE_SIZE=16384
+		grep -q '^CONFIG_ARM64_64K_PAGES=y' "$_cfg" && KH_PAGE_SIZE=65536
+	fi
+	KH_TARGET=$1
+	return 0
+}
+
+# kh_kver_at_least MAJOR.MINOR - true when the kernel in use is that version or newer
+kh_kver_at_least()
+{
+	_v=${KH_KVER%%[!0-9.]*}
+	[ "$(printf '%s\n%s\n' "$1" "$_v" | sort -V | head -n 1)" = "$1" ]
+}
+
+# kh_page_block N - the first 4096-byte block of the page that holds 4096-byte block N. A kernel
+# reads a file through its page cache a page at a time and fs-verity verifies the page whole, so
+# with 16 KiB pages a corrupt block makes its three neighbours in the page unreadable too: EIO
+# starts at this block (the same block with 4 KiB pages).
+kh_page_block()
+{
+	echo $(($1 / (KH_PAGE_SIZE / 4096) * (KH_PAGE_SIZE / 4096)))
+}
+
 # kh_find_busybox - set KH_BUSYBOX to a static busybox, or KH_WHY and return 1
 kh_find_busybox()
 {
+	if [ -n "${KH_USERLAND:-}" ]; then
+		KH_BUSYBOX=$KH_USERLAND/usr/bin/busybox
+		[ -f "$KH_BUSYBOX" ] && return 0
+		KH_WHY="no busybox in $KH_USERLAND (rerun tests/kernel/fetch-kernels.sh --update)"
+		return 1
+	fi
 	for b in ${E2V_BUSYBOX:-} /bin/busybox /usr/bin/busybox /usr/lib/busybox-static/busybox; do
 		if [ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1; then
 			KH_BUSYBOX=$b
@@ -84,26 +180,40 @@ kh_find_busybox()
 	return 1
 }
 
-# kh_find_qemu - set KH_QEMU, or KH_WHY and return 1
+# kh_find_qemu - check KH_QEMU, or set KH_WHY and return 1
 kh_find_qemu()
 {
-	KH_QEMU=${E2V_QEMU:-qemu-system-x86_64}
 	if ! command -v "$KH_QEMU" >/dev/null 2>&1; then
-		KH_WHY="$KH_QEMU not found (install qemu-system-x86, or set E2V_QEMU)"
+		case $KH_QEMU in
+		*aarch64) KH_WHY="$KH_QEMU not found (install qemu-system-arm)" ;;
+		*) KH_WHY="$KH_QEMU not found (install qemu-system-x86, or set E2V_QEMU)" ;;
+		esac
 		return 1
 	fi
 	return 0
 }
 
-# kh_check - return 0 if everything the harness needs is here, else 1 with KH_WHY set
+# kh_check - return 0 if everything the harness needs for the kernel in use is here, else 1 with
+# KH_WHY set. The kernel in use: E2V_KTARGET, else the first of kh_targets that can run.
 kh_check()
 {
-	if [ "$(uname -m)" != x86_64 ]; then
-		KH_WHY="the harness boots an x86_64 kernel; host is $(uname -m)"
+	if [ -z "${KH_TARGET:-}" ]; then
+		if [ -n "${E2V_KTARGET:-}" ]; then
+			kh_use_target "$E2V_KTARGET" || return 1
+		else
+			_why=
+			for _t in $(kh_targets); do
+				kh_use_target "$_t" && break
+				_why=${_why:-$KH_WHY}
+			done
+			[ -n "$KH_TARGET" ] || { KH_WHY=${_why:-no kernel}; return 1; }
+		fi
+	fi
+	if [ -z "$KH_USERLAND" ] && [ "$(uname -m)" != "$KH_ARCH" ]; then
+		KH_WHY="the guest runs the host's programs, which are $(uname -m), on a $KH_ARCH kernel"
 		return 1
 	fi
 	kh_find_qemu || return 1
-	kh_find_kernel || return 1
 	kh_find_busybox || return 1
 	for t in cpio gzip fsverity timeout; do
 		if ! command -v "$t" >/dev/null 2>&1; then
@@ -111,12 +221,55 @@ kh_check()
 			return 1
 		fi
 	done
+	if [ -n "$KH_USERLAND" ] && ! command -v readelf >/dev/null 2>&1; then
+		KH_WHY="readelf not found (install binutils)"
+		return 1
+	fi
 	return 0
 }
 
-# kh_require - kh_check, or exit 77 saying why
+# kh_matrix - run the calling test ($0) once per kernel of kh_targets, with E2V_KTARGET set, and
+# exit with the combined status: 99 if one run could not finish, 1 if one failed, 77 if none could
+# run, else 0. A kernel that cannot be had is a SKIP line with the reason, not a failure.
+kh_matrix()
+{
+	_ran=0 _bad=0 _err=0 _sum=
+	for _t in $(kh_targets); do
+		KH_TARGET=
+		if ! kh_use_target "$_t" || ! kh_check; then
+			echo "SKIP: kernel $_t: $KH_WHY"
+			_sum="$_sum
+  $_t: SKIP ($KH_WHY)"
+			continue
+		fi
+		echo "=== kernel $_t ($KH_KVER, $KH_ARCH, ${KH_PAGE_SIZE}-byte pages) ==="
+		_start=$(date +%s)
+		_rc=0
+		E2V_KTARGET=$_t "${KH_SH:-sh}" "$0" || _rc=$?
+		_secs=$(($(date +%s) - _start))
+		case $_rc in
+		0) _r=PASS; _ran=$((_ran + 1)) ;;
+		77) _r=SKIP ;;
+		99) _r=ERROR; _err=1 ;;
+		*) _r=FAIL; _bad=1 ;;
+		esac
+		_sum="$_sum
+  $_t: $_r ($KH_KVER, ${_secs} s)"
+	done
+	echo "kernel matrix of $(basename "$0"):$_sum"
+	[ $_err -eq 0 ] || exit 99
+	[ $_bad -eq 0 ] || exit 1
+	[ $_ran -gt 0 ] || exit 77
+	exit 0
+}
+
+# kh_require - kh_check, or exit 77 saying why. Called without E2V_KTARGET (and without
+# KH_MATRIX=no), it runs the whole test once per kernel (kh_matrix) and does not return.
 kh_require()
 {
+	if [ -z "${E2V_KTARGET:-}" ] && [ "${KH_MATRIX:-yes}" != no ]; then
+		kh_matrix
+	fi
 	kh_check || kh_skip "kernel harness: $KH_WHY"
 }
 

@@ -18,13 +18,9 @@ KHARNESS_DIR=$(cd "$(dirname "$0")" && pwd)
 # What the guest needs: virtio disks, ext4 (crc32c for metadata_csum), sha512 for fs-verity's second
 # hash. Dependencies are added from modules.dep.
 KMODULES=${E2V_KMODULES:-"virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk crc16 mbcache jbd2 crc32c_generic ext4 sha512_generic"}
-KMODULES="$KMODULES ${E2V_KMODULES_EXTRA:-}"
-
-kh_find_kernel || kh_skip "$KH_WHY"
-kh_find_busybox || kh_skip "$KH_WHY"
-for t in cpio gzip ldd fsverity; do
-	command -v "$t" >/dev/null 2>&1 || kh_skip "$t not found"
-done
+kh_check || kh_skip "$KH_WHY"
+KMODULES="$KMODULES $KH_KMODULES_EXTRA ${E2V_KMODULES_EXTRA:-}"
+command -v ldd >/dev/null 2>&1 || kh_skip "ldd not found"
 
 cache=${1:-${E2V_KCACHE:-}}
 if [ -z "$cache" ]; then
@@ -38,9 +34,9 @@ mkdir -p "$cache"
 
 sum=$( (cat "$KHARNESS_DIR/mkinitramfs.sh" "$KHARNESS_DIR/guest-init.sh" \
 	"$KHARNESS_DIR/guest-lib.sh"
-	echo "$KH_KERNEL $KH_KMODDIR $KMODULES $KH_BUSYBOX"
+	echo "$KH_KERNEL $KH_KMODDIR $KMODULES $KH_BUSYBOX $KH_USERLAND"
 	ls -lL "$KH_BUSYBOX" "$(command -v fsverity)") | cksum | cut -d' ' -f1)
-out=$cache/base-$KH_KVER-$sum.cpio.gz
+out=$cache/base-$KH_TARGET-$KH_KVER-$sum.cpio.gz
 if [ -s "$out" ]; then
 	echo "$out"
 	exit 0
@@ -56,9 +52,16 @@ ln -s ../bin "$root/usr/bin"
 ln -s ../bin "$root/usr/sbin"
 
 cp "$KH_BUSYBOX" "$root/bin/busybox"
-for a in $("$KH_BUSYBOX" --list); do
-	[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
-done
+# A foreign busybox cannot run here to list its applets: the host's list is close, and /init
+# runs `busybox --install -s` for the rest.
+applets=$KH_BUSYBOX
+[ -n "$KH_USERLAND" ] && applets=$(command -v busybox || true)
+if [ -n "$applets" ]; then
+	for a in $("$applets" --list); do
+		[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
+	done
+fi
+[ -e "$root/bin/sh" ] || ln -s busybox "$root/bin/sh"
 
 # copy_dyn BINARY - copy a dynamic executable to /bin with every library ldd lists, at the same paths
 copy_dyn()
@@ -72,9 +75,52 @@ copy_dyn()
 		[ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
 	done
 }
-copy_dyn fsverity
-copy_dyn keyctl
-copy_dyn lsattr
+
+# copy_foreign BINARY - the same from the foreign userland KH_USERLAND (fetch-kernels.sh), whose
+# programs cannot run here: the libraries are found from readelf's NEEDED entries, recursively,
+# and go to /lib/<multiarch>, a directory the dynamic loader searches by default
+copy_foreign()
+{
+	for d in usr/bin usr/sbin bin sbin; do
+		[ -f "$KH_USERLAND/$d/$1" ] || continue
+		rm -f "$root/bin/$1"
+		cp -L "$KH_USERLAND/$d/$1" "$root/bin/$1"
+		interp=$(readelf -l "$root/bin/$1" | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
+		if [ -n "$interp" ] && [ ! -e "$root$interp" ]; then
+			mkdir -p "$root$(dirname "$interp")"
+			cp -L "$KH_USERLAND/usr$interp" "$root$interp" 2>/dev/null ||
+				cp -L "$KH_USERLAND$interp" "$root$interp"
+		fi
+		foreign_libs "$root/bin/$1"
+		return 0
+	done
+	echo "mkinitramfs: no $1 in $KH_USERLAND" >&2
+	return 1
+}
+foreign_libs()
+{
+	for n in $(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		for d in "$root"/lib/*-linux-gnu; do
+			[ -e "$d/$n" ] && continue 2
+		done
+		found=
+		for f in "$KH_USERLAND"/usr/lib/*-linux-gnu/"$n" "$KH_USERLAND"/lib/*-linux-gnu/"$n"; do
+			[ -e "$f" ] && { found=$f; break; }
+		done
+		[ -n "$found" ] || { echo "mkinitramfs: $n, needed by $1, not in $KH_USERLAND" >&2; return 1; }
+		multiarch=$(basename "$(dirname "$found")")
+		mkdir -p "$root/lib/$multiarch"
+		cp -L "$found" "$root/lib/$multiarch/$n"
+		foreign_libs "$root/lib/$multiarch/$n" || return 1
+	done
+}
+for p in fsverity keyctl lsattr; do
+	if [ -n "$KH_USERLAND" ]; then
+		copy_foreign "$p" || exit 1
+	else
+		copy_dyn "$p"
+	fi
+done
 
 # Modules in load order: each one after everything modules.dep says it needs. A wanted module that
 # is built in (modules.builtin) is skipped; one that is neither is an error.

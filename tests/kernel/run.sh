@@ -9,7 +9,8 @@
 #   -f F[:G] put host file F into the guest at G (default /files/<basename of F>)
 #   -o OUT   write the guest's output lines to OUT (default: stdout)
 #   -c LOG   keep the kernel console log in LOG
-#   -t SECS  hard timeout for the whole boot (default $E2V_QEMU_TIMEOUT or 300)
+#   -t SECS  hard timeout for the whole boot (default $E2V_QEMU_TIMEOUT, or 300; three times
+#            that for an arm64 kernel, which TCG emulates several times slower)
 #   -m MEM   guest memory (default 512M)
 # GUEST_SCRIPT becomes /test.sh; /init sources /e2v/guest-lib.sh first (see README).
 # Exit status: the guest script's; 77 the harness cannot run here (SKIP); 99 the guest did not
@@ -22,11 +23,12 @@ KHARNESS_DIR=$(cd "$(dirname "$0")" && pwd)
 
 usage()
 {
-	sed -n '4,16s/^# \{0,1\}//p' "$KHARNESS_DIR/run.sh" >&2
+	sed -n '4,17s/^# \{0,1\}//p' "$KHARNESS_DIR/run.sh" >&2
 	exit 2
 }
 
 timeout_s=${E2V_QEMU_TIMEOUT:-300}
+timeout_set=
 mem=512M
 out=
 console=
@@ -69,7 +71,7 @@ while getopts w:r:f:o:c:t:m: opt; do
 		;;
 	o) out=$OPTARG ;;
 	c) console=$OPTARG ;;
-	t) timeout_s=$OPTARG ;;
+	t) timeout_s=$OPTARG timeout_set=yes ;;
 	m) mem=$OPTARG ;;
 	*) usage ;;
 	esac
@@ -79,6 +81,7 @@ shift $((OPTIND - 1))
 [ -f "$1" ] || kh_fail "no guest script $1"
 
 kh_check || kh_skip "kernel harness: $KH_WHY"
+[ "$KH_ARCH" = aarch64 ] && [ -z "$timeout_set" ] && timeout_s=$((timeout_s * 3))
 base=$(sh "$KHARNESS_DIR/mkinitramfs.sh") || {
 	rc=$?
 	[ $rc -eq 77 ] && exit 77
@@ -91,11 +94,26 @@ cat "$base" "$work/run.cpio.gz" >"$work/initrd"
 
 : >"$work/console"
 : >"$work/out"
-set -- -machine accel=tcg -cpu max -smp 1 -m "$mem" \
-	-nodefaults -no-user-config -display none -no-reboot \
-	-kernel "$KH_KERNEL" -initrd "$work/initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 e2v.disks=$ndisks" \
-	-serial "file:$work/console" -serial "file:$work/out"
+append="panic=-1 oops=panic loglevel=4 e2v.disks=$ndisks"
+case $KH_ARCH in
+aarch64)
+	# virt has one serial port (the console); the output channel is a virtio console, hvc0
+	set -- -machine virt -cpu max -smp 1 -m "$mem" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-kernel "$KH_KERNEL" -initrd "$work/initrd" \
+		-append "console=ttyAMA0 $append e2v.out=hvc0" \
+		-serial "file:$work/console" \
+		-device virtio-serial-pci -chardev "file,id=e2vout,path=$work/out" \
+		-device virtconsole,chardev=e2vout
+	;;
+*)
+	set -- -machine accel=tcg -cpu max -smp 1 -m "$mem" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-kernel "$KH_KERNEL" -initrd "$work/initrd" \
+		-append "console=ttyS0 $append" \
+		-serial "file:$work/console" -serial "file:$work/out"
+	;;
+esac
 while read -r d; do
 	set -- "$@" -drive "$d"
 done <"$work/drives"

@@ -399,7 +399,8 @@ while read -r p; do
 done <"$tmp/meta"
 
 # corruption: EIO exactly at the flipped block, descriptor still fine, the rest readable
-for pb in /mnt/e/r65537:5 /mnt/e/r524289:128; do
+# (a page at a time: with 16 KiB pages, EIO starts at the first block of the flipped one's page)
+for pb in /mnt/e/r65537:$(kh_page_block 5) /mnt/e/r524289:$(kh_page_block 128); do
 	p=${pb%:*}
 	got=$(kh_get "$out" EXPECT_EIO "$p")
 	if [ "$got" = "OK ${pb#*:}" ]; then
