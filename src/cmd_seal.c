@@ -134,6 +134,18 @@ static errcode_t e2v_no_ima_sign(void *ctx, unsigned int alg, const uint8_t *dig
 	return E2VERITY_ET_SIGN;
 }
 
+/* ... and a file that has one already is left out of the list, unless --force replaces it */
+static int e2v_no_ima_keep(void *ctx, unsigned int alg, const uint8_t *digest,
+			   const uint8_t *value, size_t len)
+{
+	(void)ctx;
+	(void)alg;
+	(void)digest;
+	(void)value;
+	(void)len;
+	return 1;
+}
+
 /*
  * The pre-flight: every file, and the space for all of them, before any byte
  * is written.  Returns 0 when sealing may go ahead.
@@ -225,6 +237,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	/* -n --ima-only --for-ima-sig without a key: nothing is signed, what to sign is listed */
 	if (c.ima_only && !c.opts.ima_sign) {
 		c.opts.ima_sign = e2v_no_ima_sign;
+		c.opts.ima_keep = c.w.force ? NULL : e2v_no_ima_keep;
 		c.opts.ima_size_max = E2VERITY_IMA_MAX_SIZE;
 	}
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */

@@ -126,6 +126,9 @@ int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_se
 	for (size_t i = 0; i < sel->n && status == E2V_EXIT_OK; i++) {
 		/* --ima-only signs the digest each file was sealed with, whatever its tree */
 		if (c->ima_only) {
+			/* a file whose security.ima stays has nothing to sign */
+			if (plans[i].ima == E2VERITY_IMA_KEEP)
+				continue;
 			if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
 						  plans[i].digest))
 				status = E2V_EXIT_FAILURE;
