@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ima.h"
+#include "ima_xattr.h"
 /* after ext2fs.h, which defines its types */
 #include <ext2fs/ext2_ext_attr.h>
 #include "seal_quota.h"

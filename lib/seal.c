@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ahead.h"
-#include "ima.h"
+#include "ima_xattr.h"
 #include "seal.h"
 #include "inode_rules.h"
 #include "past_eof.h"

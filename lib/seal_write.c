@@ -7,7 +7,7 @@
 
 #include "ahead.h"
 #include "extent_renew.h"
-#include "ima.h"
+#include "ima_xattr.h"
 #include "orphan.h"
 #include "punch.h"
 #include "seal.h"

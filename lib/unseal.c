@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "extent_renew.h"
-#include "ima.h"
+#include "ima_xattr.h"
 #include "orphan.h"
 #include "past_eof.h"
 #include "punch.h"

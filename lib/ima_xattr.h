@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ima.h - internal: security.ima in an inode, through libext2fs' extended attribute handles */
-#ifndef E2VERITY_IMA_H
-#define E2VERITY_IMA_H
+/* ima_xattr.h - internal: security.ima in an inode, through libext2fs' extended attribute handles */
+#ifndef E2VERITY_IMA_XATTR_H
+#define E2VERITY_IMA_XATTR_H
 
 #include "private.h"
 
@@ -29,4 +29,4 @@ errcode_t e2v_ima_store(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value, si
 /* 1 if the inode's security.ima is an fs-verity signature (IMA_VERITY_DIGSIG), else 0 */
 int e2v_ima_is_verity(ext2_filsys fs, ext2_ino_t ino);
 
-#endif /* E2VERITY_IMA_H */
+#endif /* E2VERITY_IMA_XATTR_H */
