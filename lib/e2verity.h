@@ -521,14 +521,16 @@ void e2verity_owners_free(struct e2verity_owners *o);
  * @owners: e2verity_owners_scan()'s map, or NULL to scan every inode here
  *
  * Everything e2verity_unseal_inode() validates before it writes: the flags,
- * i_size, and that every block past the data is provably the file's own
- * (inside the filesystem, not its metadata, in use, used by no other inode).
+ * i_size, that every block past the data is provably the file's own
+ * (inside the filesystem, not its metadata, in use, used by no other inode),
+ * and that an fs-verity signature in security.ima can be removed with it.
  * Reads the bitmaps; writes nothing.
  *
  * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR,
  * E2VERITY_ET_SIZE_TOO_LARGE, an E2VERITY_ET_EXTENT_* error (an extent tree
  * the kernel refuses, or one it reads otherwise than libext2fs),
- * E2VERITY_ET_META_* or an error from libext2fs.
+ * E2VERITY_ET_META_*, E2VERITY_ET_IMA_SHARED_BLOCK, E2VERITY_ET_IMA_EA_INODE or
+ * an error from libext2fs.
  */
 errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
 				const struct e2verity_owners *owners);
@@ -542,7 +544,8 @@ errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
  * Runs the checks of e2verity_unseal_check() and writes nothing unless they
  * pass.  Then clears the verity and immutable flags, writes the inode, and
  * frees every block past the end of the data (the Merkle tree, descriptor
- * and size word).
+ * and size word).  A security.ima holding an IMA fs-verity signature is
+ * removed too (it would sign what the file no longer is); another kind stays.
  * The data, i_size and the timestamps stay as they were; the filesystem's
  * verity feature stays set (other files may use it).
  *
@@ -735,7 +738,12 @@ errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts
  * past EOF that are not provably the file's own, or sealed already with
  * other parameters (or with unreadable metadata) unless E2VERITY_SEAL_FORCE.
  * A file sealed already with the same parameters (including whether it is
- * signed) gives E2VERITY_SEAL_SKIP and the stored digest.
+ * signed) gives E2VERITY_SEAL_SKIP and the stored digest.  With
+ * @opts->ima_sign, @plan->ima says what becomes of security.ima, and a file
+ * whose attribute cannot be written, or that has one @opts->ima_keep does
+ * not keep without E2VERITY_SEAL_FORCE, is refused (E2VERITY_ET_IMA_*).
+ * With E2VERITY_SEAL_IMA_ONLY every file must be sealed already
+ * (E2VERITY_ET_NOT_SEALED, E2VERITY_ET_SEALED_CORRUPT) and is a SKIP.
  *
  * Return: 0 or the reason the inode cannot be sealed.
  */
@@ -771,7 +779,9 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
  * removes blocks past EOF, zeroes stale bytes after EOF in the last data
  * block, allocates the metadata blocks near the data, writes the Merkle tree,
  * descriptor, signature and size word, sets the verity feature (flushing the
- * superblock) and finally writes the inode with EXT4_VERITY_FL.  i_size and
+ * superblock) and finally writes the inode with EXT4_VERITY_FL.  With
+ * @opts->ima_sign, security.ima is written after it, in the same
+ * transaction; for a SKIP, security.ima alone.  i_size and
  * the inode's timestamps are left as they were.  If writing fails, the blocks
  * it allocated are released and the inode is left unsealed.
  *
