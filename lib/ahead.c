@@ -156,6 +156,10 @@ static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 	j->err = e2v_compute_keep(&p, j->size, e2v_job_read, NULL, j, e2v_job_sink, j, &j->res,
 				  keep);
 	j->tail_zero = !j->err && e2v_job_tail_zero(j);
+	/* an RSA signature costs as much as hashing hundreds of KiB: made here, in parallel */
+	if (!j->err && j->sign)
+		j->err = j->sign(j->sign_ctx, j->params.hash_alg, j->res.digest, &j->sig,
+				 &j->sig_size);
 }
 
 static void *e2v_ahead_main(void *arg)
@@ -203,6 +207,9 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	free(j->extents);
 	j->extents = NULL;
 	j->nr_extents = 0;
+	free(j->sig);
+	j->sig = NULL;
+	j->sig_size = 0;
 	j->held = 0;
 }
 

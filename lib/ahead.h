@@ -17,6 +17,9 @@ struct e2v_ahead_job {
 	int fd;
 	uint64_t base; /* the filesystem's byte offset in the file behind @fd */
 	unsigned int fs_block_size;
+	/* signs the digest on the hashing thread too, when set: E2VERITY_SEAL_SIGN_ANY_THREAD */
+	e2verity_sign_fn sign;
+	void *sign_ctx;
 	int skip; /* not hashed ahead: the caller does it itself */
 	int held; /* handed to the caller, not yet given back */
 	int state;
@@ -25,6 +28,8 @@ struct e2v_ahead_job {
 	errcode_t err;
 	int tail_zero; /* the bytes after EOF in the last block are zeros on disk */
 	struct e2verity_result res;
+	uint8_t *sig; /* malloc()ed, from @sign */
+	size_t sig_size;
 	uint8_t *tree;
 	uint64_t *offsets;
 	size_t nblocks, cap;

@@ -37,7 +37,8 @@ enum e2verity_severity {
  * Problem codes.  The numbers and the short ids are stable: scripts may rely
  * on them.  The high byte groups them: 01 the inode, 02 where the metadata
  * is, 03 the descriptor, 04 the Merkle tree, 05 the signature, 06 the
- * extent tree, 08 the IMA signature (security.ima).
+ * extent tree, 08 the IMA signature (security.ima), 09 what a manifest of the build says
+ * (check --manifest).
  */
 enum e2verity_problem_code {
 	E2VERITY_PR_NO_VERITY_FEATURE = 0x0101,
@@ -127,6 +128,16 @@ enum e2verity_problem_code {
 	E2VERITY_PR_IMA_UNKNOWN_KEY = 0x0804,
 	E2VERITY_PR_IMA_MISMATCH = 0x0805,
 	E2VERITY_PR_IMA_UNREADABLE = 0x0806,
+
+	E2VERITY_PR_MANIFEST_MISSING = 0x0901,
+	E2VERITY_PR_MANIFEST_NOT_SEALED = 0x0902,
+	E2VERITY_PR_MANIFEST_DIGEST = 0x0903,
+	E2VERITY_PR_MANIFEST_HASH_ALG = 0x0904,
+	E2VERITY_PR_MANIFEST_BLOCK_SIZE = 0x0905,
+	E2VERITY_PR_MANIFEST_SALT = 0x0906,
+	E2VERITY_PR_MANIFEST_EXTRA = 0x0907,
+	E2VERITY_PR_MANIFEST_MALFORMED = 0x0908,
+	E2VERITY_PR_MANIFEST_DUPLICATE = 0x0909,
 };
 
 /* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */
@@ -139,12 +150,14 @@ enum e2verity_problem_code {
 #define E2VERITY_FIELD_STORED 0x040   /* stored (%S) */
 #define E2VERITY_FIELD_COMPUTED 0x080 /* computed (%C) */
 #define E2VERITY_FIELD_ERR 0x100      /* err (%e) */
+#define E2VERITY_FIELD_EXPECTED_HASH 0x200 /* expected_hash (%E) */
 
 /*
  * One row of the problem table.  The message template is expanded by
  * e2verity_finding_format(): %v value, %x expected value, %h value in hex,
  * %o byte offset, %b block index, %l tree level, %n count, %S stored hash,
- * %C computed hash, %e the error message of the finding's error code, %% a %.
+ * %C computed hash, %E expected hash, %e the error message of the finding's
+ * error code, %% a %.
  * The library owns the rows: members are only ever added at the end.
  */
 struct e2verity_problem {
@@ -201,6 +214,8 @@ struct e2verity_finding {
 	uint8_t stored[E2VERITY_MAX_DIGEST_SIZE];   /* %S */
 	uint8_t computed[E2VERITY_MAX_DIGEST_SIZE]; /* %C */
 	errcode_t err;				    /* %e */
+	/* what another source says the hash is: a manifest (%E, hash_size bytes) */
+	uint8_t expected_hash[E2VERITY_MAX_DIGEST_SIZE];
 };
 
 /**
@@ -601,17 +616,132 @@ errcode_t e2verity_ima_get(ext2_filsys fs, ext2_ino_t ino, uint8_t **value, size
  */
 errcode_t e2verity_ima_set(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value, size_t len);
 
+/* ---- repairing sealed files --------------------------------------------------- */
+
+/* How a digest came to be trusted, in e2verity_repair_result.trusted_by */
+enum e2verity_trust {
+	E2VERITY_TRUST_NONE = 0,
+	E2VERITY_TRUST_DIGEST,	  /* e2verity_repair_opts.digest (a manifest) */
+	E2VERITY_TRUST_SIGNATURE, /* the file's built-in signature, verified */
+};
+
+struct e2verity_repair_opts {
+	unsigned int threads;		  /* hashing threads, as e2verity_params.threads */
+	struct e2verity_workers *workers; /* threads to reuse, or NULL */
+	/*
+	 * e2verity_repair_tree(): the map proving that the tree blocks written
+	 * in place are the file's own (e2verity_owners_scan(), valid while
+	 * nothing is allocated), or NULL to scan every inode for each file.
+	 */
+	const struct e2verity_owners *owners;
+	/*
+	 * The transaction the writes go into, or NULL: e2verity_repair_tree()
+	 * commits it first when the journal lacks room for one file's blocks,
+	 * so that each file's tree changes in one commit where the journal can
+	 * hold it.
+	 */
+	struct e2verity_txn *txn;
+	/* e2verity_repair_reseal(): a digest known to be right (hash_alg 0: none) ... */
+	unsigned int hash_alg;
+	const uint8_t *digest;
+	/* ... and the tree parameters it was made with, where known (0: not known) */
+	unsigned int block_size;
+	int have_salt; /* @salt and @salt_size are known (@salt_size 0: no salt) */
+	const uint8_t *salt;
+	unsigned int salt_size;
+	/* or: trust the file's built-in signature when this verifies it, or NULL */
+	const struct e2verity_verifier *verifier;
+	/* or NULL: once *@cancel is non-zero, the repair stops with E2VERITY_ET_CANCELLED */
+	const volatile sig_atomic_t *cancel;
+	/* must be zero, as e2verity_params.reserved */
+	uint64_t reserved[8];
+};
+
+/* What a repair did */
+struct e2verity_repair_result {
+	uint64_t tree_blocks;	   /* Merkle tree blocks the file has */
+	uint64_t blocks_rewritten; /* e2verity_repair_tree(): of them, rewritten */
+	enum e2verity_trust trusted_by; /* e2verity_repair_reseal(): why its digest is right */
+	int signature_kept;		/* the built-in signature was written back */
+	int signature_dropped;		/* one was there but could not be kept */
+	struct e2verity_descriptor desc; /* the file's descriptor after the repair */
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+	unsigned int digest_size;
+};
+
+/**
+ * e2verity_repair_tree() - rewrite the stored Merkle tree blocks that do not match the data
+ * @fs: filesystem opened read-write, in a transaction (e2verity_txn_begin())
+ * @ino: a sealed inode whose descriptor is valid
+ * @opts: options (the trust fields are not used)
+ * @res: what was found and rewritten
+ *
+ * What e2fsck -p is to a filesystem: safe to run unattended.  The data is
+ * hashed with the descriptor's parameters; only when the tree built from it
+ * has exactly the descriptor's root hash are the stored tree blocks that
+ * differ from it written over, in place (their fs blocks, proven the file's
+ * own first).  The data, the descriptor, the signature, the digest and every
+ * other block of the image stay as they were.  With a journal, one file's
+ * blocks go into one transaction (several, each whole, only when they are
+ * more than the journal holds).  A file whose tree matches is left alone
+ * (@res->blocks_rewritten 0).
+ *
+ * Return: 0, E2VERITY_ET_REPAIR_DATA_MISMATCH (the data does not hash to the
+ * root hash: the data or the descriptor is damaged, and nothing is written),
+ * E2VERITY_ET_REPAIR_TREE_SPACE (the tree is not all in written blocks of the
+ * file before its descriptor), an error of e2verity_measure_inode(),
+ * E2VERITY_ET_META_* (blocks not provably the file's own),
+ * E2VERITY_ET_CANCELLED, or a read or write error.
+ */
+errcode_t e2verity_repair_tree(ext2_filsys fs, ext2_ino_t ino,
+			       const struct e2verity_repair_opts *opts,
+			       struct e2verity_repair_result *res);
+
+/**
+ * e2verity_repair_reseal() - reseal a damaged file, only to a trusted digest
+ * @fs: filesystem opened read-write, in a transaction
+ * @ino: the inode: sealed with damaged metadata, or not sealed at all
+ * @opts: a trusted digest (@opts->digest, with its parameters where known),
+ *        or a verifier for the file's built-in signature, or both
+ * @res: what was done
+ *
+ * What e2fsck -y is to a filesystem, without its blind trust: the data is
+ * hashed with the parameters recorded for it (those of @opts, else those
+ * that can still be read from the damaged descriptor, else the defaults), and
+ * the file is resealed (as e2verity_seal_inode() with
+ * E2VERITY_SEAL_FORCE) only when that gives exactly the trusted digest, or
+ * a digest that the built-in signature found after the descriptor verifies
+ * against.  That signature is written back when it verifies (or, trusting
+ * @opts->digest without a verifier, when it is well formed).  Data that
+ * matches no trusted digest is never sealed: the file is left as it is.
+ *
+ * Return: 0, E2VERITY_ET_REPAIR_NO_TRUST (neither a digest nor a verifier),
+ * E2VERITY_ET_REPAIR_UNTRUSTED (the data gives no trusted digest; nothing
+ * written), an error of e2verity_seal_prepare() (the file cannot be sealed),
+ * E2VERITY_ET_CANCELLED, or a read or write error.
+ */
+errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
+				 const struct e2verity_repair_opts *opts,
+				 struct e2verity_repair_result *res);
+
 /* ---- sealing files in an ext4 image ------------------------------------------ */
 
 /* e2verity_seal_opts.flags */
 #define E2VERITY_SEAL_IMMUTABLE 0x1 /* also set the immutable flag (the kernel never does) */
 #define E2VERITY_SEAL_FORCE 0x2	    /* reseal files that are sealed already, whatever their state */
 /*
+ * @sign may be called on the hashing threads of a batch, several calls at
+ * once: a small file's signature is then made where its tree is, and
+ * signing scales with the threads.  e2verity_sign_digest() with one signer
+ * allows it.
+ */
+#define E2VERITY_SEAL_SIGN_ANY_THREAD 0x4
+/*
  * Only security.ima (@ima_sign): every file must be sealed already, and its
  * seal is left as it is, whatever its parameters; E2VERITY_SEAL_FORCE then
  * replaces a security.ima without resealing
  */
-#define E2VERITY_SEAL_IMA_ONLY 0x4
+#define E2VERITY_SEAL_IMA_ONLY 0x8
 
 /*
  * Signs a file digest for the built-in signature stored after the descriptor.
@@ -656,6 +786,12 @@ struct e2verity_seal_opts {
 	void *ima_ctx; /* for @ima_sign and @ima_keep */
 	/* upper bound of what @ima_sign returns, for the space check; 0: E2VERITY_IMA_MAX_SIZE */
 	size_t ima_size_max;
+	/*
+	 * e2verity_owners_scan()'s map of the filesystem, made before this run of
+	 * seals, to prove that every block a seal writes into is the file's alone;
+	 * or NULL: each e2verity_seal_prepare() scans every inode itself.
+	 */
+	const struct e2verity_owners *owners;
 	/* must be zero, as e2verity_params.reserved */
 	uint64_t reserved[4];
 };
@@ -734,8 +870,11 @@ errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts
  *
  * Refuses, without writing, anything that cannot be sealed: not a regular
  * file, block-mapped, encrypted, DAX, append-only, an extent tree the kernel
- * refuses or reads otherwise than libext2fs (E2VERITY_ET_EXTENT_*), blocks
- * past EOF that are not provably the file's own, or sealed already with
+ * refuses or reads otherwise than libext2fs (E2VERITY_ET_EXTENT_*), a block
+ * holding EOF or past it that is not provably the file's alone
+ * (E2VERITY_ET_META_*), a block bitmap that calls used blocks free
+ * (E2VERITY_ET_BITMAP_STALE: what sealing allocates might be another's), or
+ * sealed already with
  * other parameters (or with unreadable metadata) unless E2VERITY_SEAL_FORCE.
  * A file sealed already with the same parameters (including whether it is
  * signed) gives E2VERITY_SEAL_SKIP and the stored digest.  With

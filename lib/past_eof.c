@@ -21,6 +21,9 @@ struct e2verity_owners {
 	ext2_ino_t unreadable;
 	/* the kernel's system zone, for opening many files */
 	struct e2v_system_zone *zone;
+	/* a block in use that the block bitmap calls free: allocating could hand it out */
+	int bitmap_stale;
+	blk64_t stale_block;
 };
 
 struct e2v_owner_scan {
@@ -105,6 +108,26 @@ static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 	return err;
 }
 
+/*
+ * Whether every block of @used is in use in the block bitmap; if not, the
+ * first that is not goes to *@block.
+ */
+static int e2v_bitmap_covers(ext2_filsys fs, ext2fs_block_bitmap used, blk64_t *block)
+{
+	const blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t pos = fs->super->s_first_data_block, start, end;
+
+	/* run by run of @used: as many runs as the filesystem has extents */
+	while (pos <= last && !ext2fs_find_first_set_block_bitmap2(used, pos, last, &start)) {
+		if (ext2fs_find_first_zero_block_bitmap2(used, start, last, &end))
+			end = last + 1;
+		if (!ext2fs_find_first_zero_block_bitmap2(fs->block_map, start, end - 1, block))
+			return 0;
+		pos = end;
+	}
+	return 1;
+}
+
 /* The superblocks, group descriptors, bitmaps and inode tables of every group */
 static errcode_t e2v_fs_metadata_map(ext2_filsys fs, ext2fs_block_bitmap map)
 {
@@ -164,6 +187,9 @@ errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
 		err = e2v_scan_owners(fs, o);
 	if (!err)
 		err = e2v_system_zone_build(fs, &o->zone);
+	if (!err)
+		o->bitmap_stale = !e2v_bitmap_covers(fs, o->meta, &o->stale_block) ||
+				  !e2v_bitmap_covers(fs, o->seen, &o->stale_block);
 	if (err) {
 		e2verity_owners_free(o);
 		return err;
@@ -175,6 +201,11 @@ errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
 const struct e2v_system_zone *e2v_owners_zone(const struct e2verity_owners *owners)
 {
 	return owners ? owners->zone : NULL;
+}
+
+errcode_t e2v_owners_allocatable(const struct e2verity_owners *owners)
+{
+	return owners->bitmap_stale ? E2VERITY_ET_BITMAP_STALE : 0;
 }
 
 /**

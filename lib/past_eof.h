@@ -14,6 +14,13 @@
 errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
 			     const struct e2verity_owners *owners);
 
+/*
+ * Whether blocks the block bitmap calls free are free indeed (named by no
+ * inode at the scan, not filesystem metadata): then what libext2fs allocates
+ * is the allocating file's alone.  Returns 0 or E2VERITY_ET_BITMAP_STALE.
+ */
+errcode_t e2v_owners_allocatable(const struct e2verity_owners *owners);
+
 /* The system zone made with @owners (NULL for NULL), for e2v_ext4_file_open_in() */
 const struct e2v_system_zone *e2v_owners_zone(const struct e2verity_owners *owners);
 

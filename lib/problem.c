@@ -20,6 +20,7 @@
 #define S E2VERITY_FIELD_STORED
 #define C E2VERITY_FIELD_COMPUTED
 #define R E2VERITY_FIELD_ERR
+#define H E2VERITY_FIELD_EXPECTED_HASH
 
 /* Sorted by code: e2verity_problem_lookup() searches it by halves. */
 static const struct e2verity_problem e2v_problems[] = {
@@ -267,6 +268,26 @@ static const struct e2verity_problem e2v_problems[] = {
 	  V },
 	{ E2VERITY_PR_IMA_UNREADABLE, "IMA_UNREADABLE", E,
 	  "extended attributes cannot be read: %e", R },
+
+	/* check --manifest: the image against what the build recorded */
+	{ E2VERITY_PR_MANIFEST_MISSING, "MANIFEST_MISSING", E,
+	  "is listed in the manifest but is not in the image", 0 },
+	{ E2VERITY_PR_MANIFEST_NOT_SEALED, "MANIFEST_NOT_SEALED", E,
+	  "is listed in the manifest but is not a sealed regular file", 0 },
+	{ E2VERITY_PR_MANIFEST_DIGEST, "MANIFEST_DIGEST", E, "digest %S is not the manifest's %E",
+	  S | H },
+	{ E2VERITY_PR_MANIFEST_HASH_ALG, "MANIFEST_HASH_ALG", E,
+	  "hash algorithm is %v, the manifest's is %x (1 sha256, 2 sha512)", V | X },
+	{ E2VERITY_PR_MANIFEST_BLOCK_SIZE, "MANIFEST_BLOCK_SIZE", E,
+	  "Merkle tree block size is %v, the manifest's is %x", V | X },
+	{ E2VERITY_PR_MANIFEST_SALT, "MANIFEST_SALT", E,
+	  "salt (%v bytes) is not the manifest's (%x bytes)", V | X },
+	{ E2VERITY_PR_MANIFEST_EXTRA, "MANIFEST_EXTRA", E,
+	  "is sealed but the manifest does not list it", 0 },
+	{ E2VERITY_PR_MANIFEST_MALFORMED, "MANIFEST_MALFORMED", E, "manifest line %v is malformed",
+	  V },
+	{ E2VERITY_PR_MANIFEST_DUPLICATE, "MANIFEST_DUPLICATE", E,
+	  "manifest line %v lists a path that line %x lists already", V | X },
 };
 
 #undef W
@@ -280,6 +301,7 @@ static const struct e2verity_problem e2v_problems[] = {
 #undef S
 #undef C
 #undef R
+#undef H
 
 const struct e2verity_problem *e2verity_problem_lookup(unsigned int code)
 {
@@ -387,6 +409,9 @@ size_t e2verity_finding_format(const struct e2verity_finding *f, char *buf, size
 			break;
 		case 'C':
 			e2v_sbuf_hex(&s, f->computed, hash_size);
+			break;
+		case 'E':
+			e2v_sbuf_hex(&s, f->expected_hash, hash_size);
 			break;
 		case 'e':
 			e2v_sbuf_add(&s, "%s", error_message(f->err));

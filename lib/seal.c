@@ -149,6 +149,32 @@ static uint64_t e2v_extent_blocks(unsigned int bs, unsigned int depth, unsigned 
 	return blocks;
 }
 
+/*
+ * Everything sealing writes into must be the file's alone: the blocks libext2fs
+ * allocates (free in a block bitmap that tells the truth), the block holding
+ * EOF (zeroed after EOF) and those past it (freed).  @f is NULL for inline
+ * data, which has no blocks yet.
+ */
+static errcode_t e2v_seal_owns(ext2_filsys fs, struct e2v_ext4_file *f, uint64_t data_size,
+			       const struct e2verity_owners *owners)
+{
+	struct e2verity_owners *own = NULL;
+	errcode_t err;
+
+	if (!owners) {
+		err = e2verity_owners_scan(fs, &own);
+		if (err)
+			return err;
+		owners = own;
+	}
+	/* what is wrong with this file first, then what is wrong with the image */
+	err = f ? e2v_check_past_eof(f, data_size / fs->blocksize, owners) : 0;
+	if (!err)
+		err = e2v_owners_allocatable(owners);
+	e2verity_owners_free(own);
+	return err;
+}
+
 static errcode_t e2v_plan_seal(ext2_filsys fs, ext2_ino_t ino,
 			       const struct e2verity_seal_opts *opts,
 			       struct e2verity_seal_plan *plan)
@@ -198,9 +224,10 @@ static errcode_t e2v_plan_seal(ext2_filsys fs, ext2_ino_t ino,
 		plan->blocks_needed = e2v_div_round_up(plan->data_size, bs);
 		room = E2V_ROOT_EXTENTS;
 		kept = plan->blocks_needed ? 1 : 0;
+		err = e2v_seal_owns(fs, NULL, plan->data_size, opts->owners);
 		goto out;
 	}
-	err = e2v_ext4_file_open(fs, ino, &f);
+	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(opts->owners), ino, &f);
 	if (err)
 		return err;
 	/* libext2fs will extend and punch this tree: it must be the one the kernel reads */
@@ -223,12 +250,13 @@ static errcode_t e2v_plan_seal(ext2_filsys fs, ext2_ino_t ino,
 		if (end > first_free)
 			plan->blocks_freed += end - (e->lblk > first_free ? e->lblk : first_free);
 	}
-	/* freeing a hostile extent would free another file's blocks or the filesystem's */
-	if (plan->blocks_freed) {
-		err = e2v_check_past_eof(&f, first_free, NULL);
-		if (err)
-			goto out;
-	}
+	/*
+	 * Freeing a hostile extent would free another file's blocks or the
+	 * filesystem's; writing into one would overwrite them.
+	 */
+	err = e2v_seal_owns(fs, &f, plan->data_size, opts->owners);
+	if (err)
+		goto out;
 	err = e2v_extent_room(fs, ino, in, &depth, &room);
 	/* below the root, what the punch leaves in the last leaf is not known: no room assumed */
 	if (plan->blocks_freed)
@@ -433,7 +461,7 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
 	e2verity_params_validate(&p);
 	if (plan.inline_data)
 		return e2v_inline_digest(fs, ino, &p, opts, res);
-	err = e2v_ext4_file_open(fs, ino, &f);
+	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(opts->owners), ino, &f);
 	if (err)
 		return err;
 	/* a sealed file's data ends at i_size too: its metadata is not read */
@@ -458,8 +486,12 @@ static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ah
 	if (j->params.salt_size)
 		memcpy(j->salt, j->params.salt, j->params.salt_size);
 	j->params.salt = j->salt;
+	if (opts->flags & E2VERITY_SEAL_SIGN_ANY_THREAD) {
+		j->sign = opts->sign;
+		j->sign_ctx = opts->sign_ctx;
+	}
 	/* inline data, holes only or not a regular file: nothing to gain or not ours */
-	err = e2v_ext4_file_open(fs, j->ino, &f);
+	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(opts->owners), j->ino, &f);
 	if (err)
 		return err;
 	/* a sealed file is most often left alone: hashing it would be wasted */

@@ -9,6 +9,7 @@
 #include "extent_renew.h"
 #include "ima_xattr.h"
 #include "orphan.h"
+#include "past_eof.h"
 #include "punch.h"
 #include "seal.h"
 #include "seal_blocks.h"
@@ -205,7 +206,7 @@ static errcode_t e2v_seal_begin(struct e2v_sealing *s, struct e2verity_seal_resu
 		err = e2v_move_inline_data(fs, s->ino, &s->f, &s->inline_blocks);
 		res->inline_moved = !err;
 	} else {
-		err = e2v_ext4_file_open(fs, s->ino, &s->f);
+		err = e2v_ext4_file_open_in(fs, e2v_owners_zone(s->opts->owners), s->ino, &s->f);
 	}
 	if (err)
 		return err;
@@ -242,6 +243,7 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 	const uint8_t *sig = NULL;
 	size_t sig_size = 0;
 	blk64_t tree_end;
+	int ahead;
 	errcode_t err;
 
 	/*
@@ -269,7 +271,8 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 	err = e2v_tree_writer_init(&s->w, &s->f, plan->layout.merkle_pos, plan->geo.tree_size);
 	if (err)
 		return err;
-	if (e2v_ahead_matches(s->job, &s->p, plan->data_size)) {
+	ahead = e2v_ahead_matches(s->job, &s->p, plan->data_size);
+	if (ahead) {
 		err = e2v_ahead_replay(s->job, e2v_tree_writer_block, &s->w, &s->r);
 		if (!err && opts->progress)
 			opts->progress(opts->progress_ctx, plan->data_size, plan->data_size);
@@ -280,8 +283,17 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 	if (err)
 		return err;
 	if (opts->sign) {
-		err = opts->sign(opts->sign_ctx, s->p.hash_alg, s->r.digest, &s->own_sig,
-				 &sig_size);
+		if (ahead && s->job->sig) {
+			/* signed on the hashing thread */
+			s->own_sig = malloc(s->job->sig_size);
+			err = s->own_sig ? 0 : E2VERITY_ET_NO_MEMORY;
+			if (!err)
+				memcpy(s->own_sig, s->job->sig, s->job->sig_size);
+			sig_size = s->job->sig_size;
+		} else {
+			err = opts->sign(opts->sign_ctx, s->p.hash_alg, s->r.digest, &s->own_sig,
+					 &sig_size);
+		}
 		if (err)
 			return err;
 		sig = s->own_sig;

@@ -410,7 +410,8 @@ static errcode_t e2v_write_phases(struct e2verity_txn *t)
 		return E2VERITY_ET_NO_MEMORY;
 	}
 	qsort(v, n, sizeof(*v), e2v_cmp_held);
-	qsort(t->fresh, t->nfresh, sizeof(*t->fresh), e2v_cmp_range);
+	if (t->nfresh) /* qsort() takes no NULL array, even empty */
+		qsort(t->fresh, t->nfresh, sizeof(*t->fresh), e2v_cmp_range);
 	for (int phase = 0; phase < E2V_NR_PHASES && !err; phase++) {
 		k = 0;
 		for (size_t i = 0; i < n; i++)

@@ -253,6 +253,13 @@ errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t off
 errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 			       struct e2verity_result *res, const char **doing);
 
+/*
+ * undo_io.c: an io manager over @backing that saves in the undo file @path
+ * (e2undo's format) what each write overwrites, before the write, keeping the
+ * file one that plain e2undo applies whenever the process stops.
+ */
+errcode_t e2v_undo_io_manager(io_manager backing, const char *path, io_manager *io);
+
 /* An image opened through the one door (image.c). */
 struct e2v_image {
 	const char *name; /* as the user gave it, io options included */
@@ -363,6 +370,7 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_check(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[]);
+int cmd_diff(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[]);

@@ -8,14 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_cli.h"
 #include "json.h"
+#include "names.h"
 #include "select.h"
 
-/* fsck(8) exit status bits */
-#define FSCK_OK 0
-#define FSCK_UNCORRECTED 4
-#define FSCK_ERROR 8
-#define FSCK_CANCELED 32
 #define E2V_MSG_NO_REPLAY                                                                          \
 	"%s: warning: '%s' needs journal recovery; skipping it, as e2fsck -n does: the files are " \
 	"checked without what the journal holds (e2fsck -f replays it)\n"
@@ -30,44 +27,126 @@ enum {
 	OPT_MIN_KERNEL,
 	OPT_IMA_CERT,
 	OPT_REQUIRE_IMA,
+	OPT_MANIFEST,
+	OPT_MANIFEST_EXTRA,
+	OPT_REQUIRE_SEALED,
 };
 
-/* One file's result with the findings that belong to it, kept for printing at the end */
-struct e2v_checked {
-	struct e2verity_check_file file;
-	size_t first_finding, nr_findings;
-	char *path;
-};
+/* the inodes of the records, for e2v_check_file_of(): open addressing */
+static struct e2v_ino_slot {
+	ext2_ino_t ino;
+	size_t rec;
+} *e2v_ino_tab;
+static size_t e2v_ino_cap, e2v_ino_n;
 
-struct e2v_check_cli {
-	const char *image;
-	int json, verbose, quiet, recursive;
-	struct e2v_kernel kernel;   /* --min-kernel, or the page size the report assumes */
-	unsigned int fs_block_size; /* of the image, for each file's oldest kernel */
-	struct e2v_progress progress;
-	struct e2verity_check_opts opts;
-	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
-	struct e2verity_ima_verifier *ima_verifier; /* --ima-cert, loaded then too */
-	struct e2verity_finding *findings;
-	size_t nr_findings, cap_findings;
-	struct e2v_checked *files;
-	size_t nr_files, cap_files;
-	size_t pending_findings; /* findings of the file being checked */
-	const char *next_path;	 /* the path of the file being checked, when given */
-	char **paths;		 /* the PATHs given, or none: the whole image */
-	int npaths;
-	unsigned int missing; /* PATHs not checked: not found, a directory without -r (reported) */
-	int needs_recovery;   /* the journal holds what was not replayed */
-	char errbuf[512];     /* what stopped the run, for --json */
-};
+static size_t e2v_ino_hash(ext2_ino_t ino)
+{
+	return (size_t)(ino * 0x9E3779B97F4A7C15ULL >> 20) & (e2v_ino_cap - 1);
+}
+
+static int e2v_ino_put(ext2_ino_t ino, size_t rec)
+{
+	size_t i;
+
+	if ((e2v_ino_n + 1) * 2 > e2v_ino_cap) {
+		struct e2v_ino_slot *old = e2v_ino_tab;
+		size_t old_cap = e2v_ino_cap;
+
+		e2v_ino_cap = old_cap ? 2 * old_cap : 256;
+		e2v_ino_tab = calloc(e2v_ino_cap, sizeof(*e2v_ino_tab));
+		if (!e2v_ino_tab) {
+			e2v_ino_tab = old;
+			e2v_ino_cap = old_cap;
+			return -1;
+		}
+		e2v_ino_n = 0;
+		for (size_t k = 0; k < old_cap; k++)
+			if (old[k].ino)
+				e2v_ino_put(old[k].ino, old[k].rec);
+		free(old);
+	}
+	for (i = e2v_ino_hash(ino); e2v_ino_tab[i].ino; i = (i + 1) & (e2v_ino_cap - 1))
+		if (e2v_ino_tab[i].ino == ino)
+			return 0;
+	e2v_ino_tab[i].ino = ino;
+	e2v_ino_tab[i].rec = rec;
+	e2v_ino_n++;
+	return 0;
+}
+
+struct e2v_checked *e2v_check_file_of(struct e2v_check_cli *c, ext2_ino_t ino)
+{
+	if (!ino || !e2v_ino_n)
+		return NULL;
+	for (size_t i = e2v_ino_hash(ino); e2v_ino_tab[i].ino; i = (i + 1) & (e2v_ino_cap - 1))
+		if (e2v_ino_tab[i].ino == ino)
+			return &c->files[e2v_ino_tab[i].rec];
+	return NULL;
+}
+
+struct e2v_checked *e2v_check_add_file(struct e2v_check_cli *c, ext2_ino_t ino, const char *path)
+{
+	struct e2v_checked *r;
+
+	if (e2v_grow((void **)&c->files, &c->cap_files, c->nr_files, sizeof(*c->files)))
+		return NULL;
+	r = &c->files[c->nr_files];
+	memset(r, 0, sizeof(*r));
+	r->file.ino = ino;
+	if (path && !(r->path = strdup(path)))
+		return NULL;
+	if (ino && e2v_ino_put(ino, c->nr_files)) {
+		free(r->path);
+		return NULL;
+	}
+	c->nr_files++;
+	return r;
+}
+
+int e2v_check_add_finding(struct e2v_check_cli *c, struct e2v_checked *r, unsigned int code,
+			  const struct e2verity_finding *f, const char *path)
+{
+	struct e2v_check_finding *cf;
+
+	if (e2v_grow((void **)&c->findings, &c->cap_findings, c->nr_findings, sizeof(*cf)))
+		return -1;
+	cf = &c->findings[c->nr_findings];
+	memset(cf, 0, sizeof(*cf));
+	cf->f = *f;
+	cf->f.problem = e2verity_problem_lookup(code);
+	cf->f.ino = r->file.ino;
+	cf->problem = cf->f.problem;
+	/* the policy's word on unlisted files: e2fsck.conf's [problems] in one option */
+	if (code == E2VERITY_PR_MANIFEST_EXTRA && c->extra == E2V_EXTRA_WARN)
+		cf->problem = &c->extra_warn;
+	cf->rec = r - c->files;
+	cf->after = c->recheck != SIZE_MAX;
+	if (path && (!r->path || strcmp(path, r->path)) && !(cf->path = strdup(path)))
+		return -1;
+	c->nr_findings++;
+	if (cf->after)
+		r->errors_after += cf->problem->severity == E2VERITY_SEV_ERROR;
+	else if (cf->problem->severity == E2VERITY_SEV_ERROR)
+		r->errors++;
+	else
+		r->warnings++;
+	return 0;
+}
 
 static errcode_t e2v_on_finding(void *ctx, const struct e2verity_finding *f)
 {
 	struct e2v_check_cli *c = ctx;
+	struct e2v_check_finding *cf;
 
-	if (e2v_grow((void **)&c->findings, &c->cap_findings, c->nr_findings, sizeof(*f)))
+	if (e2v_grow((void **)&c->findings, &c->cap_findings, c->nr_findings, sizeof(*cf)))
 		return ENOMEM;
-	c->findings[c->nr_findings++] = *f;
+	cf = &c->findings[c->nr_findings++];
+	memset(cf, 0, sizeof(*cf));
+	cf->f = *f;
+	cf->problem = f->problem;
+	/* the file's record comes after its findings; a repair's check has one already */
+	cf->rec = c->recheck != SIZE_MAX ? c->recheck : c->nr_files;
+	cf->after = c->recheck != SIZE_MAX;
 	c->pending_findings++;
 	return 0;
 }
@@ -77,14 +156,21 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 	struct e2v_check_cli *c = ctx;
 	struct e2v_checked *r;
 
-	if (e2v_grow((void **)&c->files, &c->cap_files, c->nr_files, sizeof(*c->files)))
-		return ENOMEM;
-	r = &c->files[c->nr_files++];
-	r->file = *file;
-	r->nr_findings = c->pending_findings;
-	r->first_finding = c->nr_findings - c->pending_findings;
-	r->path = c->next_path ? strdup(c->next_path) : NULL;
 	c->pending_findings = 0;
+	if (c->recheck != SIZE_MAX) {
+		/* after a repair: what the file is now */
+		r = &c->files[c->recheck];
+		r->file = *file;
+		r->errors_after += file->errors;
+		return 0;
+	}
+	r = e2v_check_add_file(c, file->ino, c->next_path);
+	if (!r)
+		return ENOMEM;
+	r->file = *file;
+	r->checked = 1;
+	r->errors = file->errors;
+	r->warnings = file->warnings;
 	if (e2v_progress_active(&c->progress))
 		e2v_progress_file(&c->progress, file->data_size, NULL);
 	/* a signal stops the run between files: what was checked is still reported */
@@ -109,7 +195,7 @@ static int e2v_ima_asked(const struct e2v_check_cli *c)
 /* Which files the output lists: all of them in JSON or with -v, else those with findings */
 static int e2v_listed(const struct e2v_check_cli *c, const struct e2v_checked *r)
 {
-	return c->json || c->verbose || r->nr_findings;
+	return c->json || c->verbose || r->count || r->repair != E2V_REPAIR_NONE;
 }
 
 /* Names the files found by scanning the image, in one walk of its directories. */
@@ -128,14 +214,14 @@ static errcode_t e2v_name_files(struct e2v_check_cli *c, ext2_filsys fs)
 	}
 	/* only what will be printed: every file with -v or --json, else those with findings */
 	for (size_t i = 0; i < c->nr_files; i++)
-		if (!c->files[i].path && e2v_listed(c, &c->files[i]))
+		if (!c->files[i].path && c->files[i].file.ino && e2v_listed(c, &c->files[i]))
 			inos[n++] = c->files[i].file.ino;
 	err = e2verity_inode_paths(fs, inos, n, paths);
 	if (err)
 		goto out;
 	n = 0;
 	for (size_t i = 0; i < c->nr_files; i++)
-		if (!c->files[i].path && e2v_listed(c, &c->files[i]))
+		if (!c->files[i].path && c->files[i].file.ino && e2v_listed(c, &c->files[i]))
 			c->files[i].path = paths[n++];
 out:
 	free(inos);
@@ -143,9 +229,45 @@ out:
 	return err;
 }
 
-static const char *e2v_status_word(const struct e2verity_check_file *f)
+int e2v_check_group(struct e2v_check_cli *c)
 {
-	return f->errors ? "failed" : f->skipped ? "skipped" : "ok";
+	size_t *next;
+
+	free(c->order);
+	c->order = malloc((c->nr_findings + 1) * sizeof(*c->order));
+	next = calloc(c->nr_files + 1, sizeof(*next));
+	if (!c->order || !next) {
+		free(next);
+		return -1;
+	}
+	/* a counting sort: each file's findings together, in the order they were found */
+	for (size_t i = 0; i < c->nr_files; i++)
+		c->files[i].count = 0;
+	for (size_t k = 0; k < c->nr_findings; k++)
+		c->files[c->findings[k].rec].count++;
+	for (size_t i = 0, at = 0; i < c->nr_files; i++) {
+		c->files[i].first = next[i] = at;
+		at += c->files[i].count;
+	}
+	for (size_t k = 0; k < c->nr_findings; k++)
+		c->order[next[c->findings[k].rec]++] = k;
+	free(next);
+	return 0;
+}
+
+/* The errors a file has now: after its repair, what the check then found */
+static unsigned int e2v_errors_now(const struct e2v_checked *r)
+{
+	return r->repair == E2V_REPAIR_DONE ? r->errors_after : r->errors;
+}
+
+static const char *e2v_status_word(const struct e2v_checked *r)
+{
+	if (e2v_errors_now(r))
+		return "failed";
+	if (r->repair == E2V_REPAIR_DONE)
+		return "repaired";
+	return r->file.skipped ? "skipped" : "ok";
 }
 
 static void e2v_digest_string(const struct e2verity_check_file *f, char *out)
@@ -178,7 +300,7 @@ static unsigned int e2v_image_kernel(const struct e2v_check_cli *c, int *none)
 	for (size_t i = 0; i < c->nr_files; i++) {
 		const struct e2verity_check_file *f = &c->files[i].file;
 
-		if (!f->have_descriptor || f->errors)
+		if (!f->have_descriptor || e2v_errors_now(&c->files[i]))
 			continue;
 		k = e2v_file_kernel(c, f);
 		if (!k)
@@ -200,7 +322,7 @@ static void e2v_file_notes(const struct e2v_check_cli *c, const struct e2v_check
 	char v[E2V_KERNEL_STRING_MAX], kern[64] = "";
 
 	/* files every kernel with fs-verity reads say nothing more */
-	if (r->file.have_descriptor && !r->file.errors) {
+	if (r->file.have_descriptor && !e2v_errors_now(r)) {
 		e2v_kernel_string(k, v, sizeof(v));
 		if (!k)
 			snprintf(kern, sizeof(kern), "no Linux with %u-byte pages reads it",
@@ -225,9 +347,57 @@ static void e2v_file_notes(const struct e2v_check_cli *c, const struct e2v_check
 		strcat(out, ")");
 }
 
+/* "/path (inode 12)", or "/path (not in the image)" */
+static void e2v_file_label(const struct e2v_checked *r, const char *path, char *out, size_t size)
+{
+	if (r->file.ino)
+		snprintf(out, size, "%s (inode %u)", path, r->file.ino);
+	else
+		snprintf(out, size, "%s (not in the image)", path);
+}
+
+static void e2v_print_finding(const struct e2v_check_cli *c, const struct e2v_checked *r,
+			      const struct e2v_check_finding *cf)
+{
+	char msg[1024], label[4200];
+
+	e2verity_finding_format(&cf->f, msg, sizeof(msg));
+	e2v_file_label(r, cf->path ? e2v_name(cf->path) : r->path ? e2v_name(r->path) : "(no name)",
+		       label, sizeof(label));
+	printf("%s: %s%s %s: %s\n", label, cf->after ? "after the repair: " : "",
+	       e2verity_severity_name(cf->problem->severity), cf->problem->id, msg);
+}
+
+/* What -p or -y did with a file, in words */
+static void e2v_print_repair(const struct e2v_checked *r, const char *label)
+{
+	char digest[E2V_DIGEST_STRING_MAX];
+
+	if (r->repair == E2V_REPAIR_LEFT) {
+		printf("%s: not repaired: %s\n", label,
+		       r->repair_why ? r->repair_why : error_message(r->repair_err));
+		return;
+	}
+	if (!r->resealed) {
+		printf("%s: repaired: %llu of %llu Merkle tree blocks rewritten from the data; "
+		       "the digest, descriptor and signature are unchanged\n",
+		       label, (unsigned long long)r->rres.blocks_rewritten,
+		       (unsigned long long)r->rres.tree_blocks);
+		return;
+	}
+	e2v_format_digest(r->rres.desc.hash_algorithm, r->rres.digest, digest);
+	printf("%s: repaired: resealed to %s, which %s%s\n", label, digest,
+	       r->rres.trusted_by == E2VERITY_TRUST_SIGNATURE ? "its signature verifies"
+							      : "the manifest lists",
+	       r->rres.signature_kept	   ? "; its signature kept"
+	       : r->rres.signature_dropped ? "; its signature dropped (it does not verify)"
+					   : "");
+}
+
 static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_stats *st)
 {
-	char msg[1024], digest[E2V_DIGEST_STRING_MAX], notes[128], v[E2V_KERNEL_STRING_MAX];
+	char digest[E2V_DIGEST_STRING_MAX], label[4200], notes[128], v[E2V_KERNEL_STRING_MAX];
+	char msg[64];
 	unsigned int oldest;
 	int none;
 
@@ -235,13 +405,16 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 		const struct e2v_checked *r = &c->files[i];
 		const char *path = r->path ? e2v_name(r->path) : "(no name)";
 
-		for (size_t k = 0; k < r->nr_findings; k++) {
-			const struct e2verity_finding *f = &c->findings[r->first_finding + k];
-
-			e2verity_finding_format(f, msg, sizeof(msg));
-			printf("%s (inode %u): %s %s: %s\n", path, f->ino,
-			       e2verity_severity_name(f->problem->severity), f->problem->id, msg);
+		for (size_t k = 0; k < r->count; k++)
+			if (!c->findings[c->order[r->first + k]].after)
+				e2v_print_finding(c, r, &c->findings[c->order[r->first + k]]);
+		if (r->repair != E2V_REPAIR_NONE) {
+			e2v_file_label(r, path, label, sizeof(label));
+			e2v_print_repair(r, label);
 		}
+		for (size_t k = 0; k < r->count; k++)
+			if (c->findings[c->order[r->first + k]].after)
+				e2v_print_finding(c, r, &c->findings[c->order[r->first + k]]);
 		if (!c->verbose)
 			continue;
 		if (r->file.have_descriptor)
@@ -249,7 +422,8 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 		else
 			strcpy(digest, "-");
 		e2v_file_notes(c, r, notes, sizeof(notes));
-		printf("%s %s %s%s\n", e2v_status_word(&r->file), digest, path, notes);
+		printf("%s %s %s%s%s\n", e2v_status_word(r), digest, path,
+		       r->file.ino ? "" : " (not in the image)", notes);
 	}
 	if (c->quiet)
 		return;
@@ -264,6 +438,13 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
 	       (unsigned long long)st->signed_files, msg, (unsigned long long)st->bytes_hashed,
 	       c->needs_recovery ? "; journal not replayed" : "");
+	if (c->manifest)
+		printf("; manifest: %zu paths, %llu findings", c->listing.n,
+		       (unsigned long long)c->manifest_findings);
+	if (c->require_sealed)
+		printf("; %u files not sealed", c->not_sealed);
+	if (c->mode != E2V_CHECK_READ)
+		printf("; %u files repaired, %u left with errors", c->repaired, c->left);
 	oldest = e2v_image_kernel(c, &none);
 	e2v_kernel_string(oldest, v, sizeof(v));
 	/* said when asked (-v), or when it is news: not every kernel with fs-verity reads them */
@@ -278,8 +459,9 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 }
 
 /* The row says which of the finding's values mean something. */
-static void e2v_json_finding(struct e2v_json *j, const struct e2verity_finding *f)
+static void e2v_json_finding(struct e2v_json *j, const struct e2v_check_finding *cf)
 {
+	const struct e2verity_finding *f = &cf->f;
 	const unsigned int fields = f->problem->fields;
 	char msg[1024], hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
 
@@ -287,8 +469,10 @@ static void e2v_json_finding(struct e2v_json *j, const struct e2verity_finding *
 	e2v_json_begin_object(j, NULL);
 	e2v_json_uint(j, "code", f->problem->code);
 	e2v_json_string(j, "id", f->problem->id);
-	e2v_json_string(j, "severity", e2verity_severity_name(f->problem->severity));
+	e2v_json_string(j, "severity", e2verity_severity_name(cf->problem->severity));
 	e2v_json_string(j, "message", msg);
+	if (cf->path)
+		e2v_json_name(j, "path", cf->path);
 	if (fields & E2VERITY_FIELD_VALUE)
 		e2v_json_uint(j, "value", f->value);
 	if (fields & E2VERITY_FIELD_EXPECTED)
@@ -308,6 +492,10 @@ static void e2v_json_finding(struct e2v_json *j, const struct e2verity_finding *
 	if (fields & E2VERITY_FIELD_COMPUTED) {
 		e2v_bin2hex(f->computed, f->hash_size, hex);
 		e2v_json_string(j, "computed_hash", hex);
+	}
+	if (fields & E2VERITY_FIELD_EXPECTED_HASH) {
+		e2v_bin2hex(f->expected_hash, f->hash_size, hex);
+		e2v_json_string(j, "expected_hash", hex);
 	}
 	if (fields & E2VERITY_FIELD_ERR)
 		e2v_json_string(j, "error", error_message(f->err));
@@ -346,18 +534,62 @@ static void e2v_json_kernel(struct e2v_json *j, const char *key, unsigned int ve
 	e2v_json_string(j, key, v);
 }
 
+static void e2v_json_repair(struct e2v_json *j, const struct e2v_checked *r)
+{
+	char digest[E2V_DIGEST_STRING_MAX];
+
+	if (r->repair == E2V_REPAIR_NONE) {
+		e2v_json_null(j, "repair");
+		return;
+	}
+	e2v_json_begin_object(j, "repair");
+	e2v_json_string(j, "result", r->repair == E2V_REPAIR_DONE ? "repaired" : "left");
+	if (r->repair == E2V_REPAIR_LEFT) {
+		e2v_json_string(j, "reason",
+				r->repair_why ? r->repair_why : error_message(r->repair_err));
+	} else if (!r->resealed) {
+		e2v_json_string(j, "action", "tree_rewritten");
+		e2v_json_uint(j, "blocks_rewritten", r->rres.blocks_rewritten);
+		e2v_json_uint(j, "tree_blocks", r->rres.tree_blocks);
+	} else {
+		e2v_json_string(j, "action", "resealed");
+		e2v_format_digest(r->rres.desc.hash_algorithm, r->rres.digest, digest);
+		e2v_json_string(j, "digest", digest);
+		e2v_json_string(j, "trusted_by",
+				r->rres.trusted_by == E2VERITY_TRUST_SIGNATURE ? "signature"
+									       : "manifest");
+		e2v_json_bool(j, "signature_kept", r->rres.signature_kept);
+		e2v_json_bool(j, "signature_dropped", r->rres.signature_dropped);
+	}
+	e2v_json_end_object(j);
+}
+
+static void e2v_json_findings(struct e2v_check_cli *c, struct e2v_json *j, const char *key,
+			      const struct e2v_checked *r, int after)
+{
+	e2v_json_begin_array(j, key);
+	for (size_t k = 0; k < r->count; k++)
+		if (c->findings[c->order[r->first + k]].after == after)
+			e2v_json_finding(j, &c->findings[c->order[r->first + k]]);
+	e2v_json_end_array(j);
+}
+
 static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const struct e2v_checked *r)
 {
 	const struct e2verity_check_file *f = &r->file;
 	char digest[E2V_DIGEST_STRING_MAX], salt[2 * E2VERITY_MAX_SALT_SIZE + 1];
 
 	e2v_json_begin_object(j, NULL);
-	e2v_json_uint(j, "inode", f->ino);
+	if (f->ino)
+		e2v_json_uint(j, "inode", f->ino);
+	else
+		e2v_json_null(j, "inode");
 	if (r->path)
 		e2v_json_name(j, "path", r->path);
 	else
 		e2v_json_null(j, "path");
-	e2v_json_string(j, "status", e2v_status_word(f));
+	e2v_json_string(j, "status", e2v_status_word(r));
+	e2v_json_bool(j, "sealed", r->checked);
 	e2v_json_uint(j, "data_size", f->data_size);
 	if (f->have_descriptor) {
 		e2v_digest_string(f, digest);
@@ -375,11 +607,43 @@ static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const str
 	e2v_json_kernel(j, "min_kernel", e2v_file_kernel(c, f));
 	if (e2v_ima_asked(c))
 		e2v_json_ima(j, f);
-	e2v_json_begin_array(j, "findings");
-	for (size_t k = 0; k < r->nr_findings; k++)
-		e2v_json_finding(j, &c->findings[r->first_finding + k]);
-	e2v_json_end_array(j);
+	if (c->manifest) {
+		if (r->listed)
+			e2v_json_uint(j, "manifest_line", r->listed->line);
+		else
+			e2v_json_null(j, "manifest_line");
+	}
+	e2v_json_findings(c, j, "findings", r, 0);
+	if (c->mode != E2V_CHECK_READ) {
+		e2v_json_repair(j, r);
+		e2v_json_findings(c, j, "findings_after_repair", r, 1);
+	}
 	e2v_json_end_object(j);
+}
+
+/* What is wrong with the manifest, when that stopped the run */
+static void e2v_json_manifest_problems(struct e2v_check_cli *c, struct e2v_json *j)
+{
+	e2v_json_begin_array(j, "manifest_problems");
+	for (size_t i = 0; i < c->listing.nproblems; i++) {
+		const struct e2v_listing_problem *p = &c->listing.problems[i];
+		struct e2verity_finding f = { .value = p->line, .expected = p->first_line };
+		char msg[256];
+
+		f.problem = e2verity_problem_lookup(p->code);
+		e2verity_finding_format(&f, msg, sizeof(msg));
+		e2v_json_begin_object(j, NULL);
+		e2v_json_uint(j, "code", p->code);
+		e2v_json_string(j, "id", f.problem->id);
+		e2v_json_string(j, "severity", e2verity_severity_name(f.problem->severity));
+		e2v_json_string(j, "message", msg);
+		e2v_json_uint(j, "line", p->line);
+		if (p->code == E2VERITY_PR_MANIFEST_DUPLICATE)
+			e2v_json_uint(j, "first_line", p->first_line);
+		e2v_json_string(j, "reason", p->why ? p->why : "");
+		e2v_json_end_object(j);
+	}
+	e2v_json_end_array(j);
 }
 
 static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_stats *st,
@@ -391,6 +655,15 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_init(&j, stdout);
 	e2v_json_begin_object(&j, NULL);
 	e2v_json_string(&j, "image", c->image);
+	e2v_json_string(&j, "mode",
+			c->mode == E2V_CHECK_YES     ? "yes"
+			: c->mode == E2V_CHECK_PREEN ? "preen"
+						     : "read-only");
+	if (c->manifest) {
+		e2v_json_name(&j, "manifest", c->manifest);
+		if (c->listing.nproblems)
+			e2v_json_manifest_problems(c, &j);
+	}
 	e2v_json_begin_array(&j, "files");
 	for (size_t i = 0; i < c->nr_files; i++)
 		e2v_json_file(c, &j, &c->files[i]);
@@ -409,6 +682,16 @@ static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_
 	e2v_json_bool(&j, "needs_recovery", c->needs_recovery);
 	e2v_json_kernel(&j, "min_kernel", e2v_image_kernel(c, &none));
 	e2v_json_uint(&j, "kernel_page_size", c->kernel.page_size);
+	if (c->manifest) {
+		e2v_json_uint(&j, "manifest_paths", c->listing.n);
+		e2v_json_uint(&j, "manifest_findings", c->manifest_findings);
+	}
+	if (c->require_sealed)
+		e2v_json_uint(&j, "not_sealed", c->not_sealed);
+	if (c->mode != E2V_CHECK_READ) {
+		e2v_json_uint(&j, "repaired", c->repaired);
+		e2v_json_uint(&j, "left", c->left);
+	}
 	e2v_json_end_object(&j);
 	if (error)
 		e2v_json_string(&j, "error", error);
@@ -534,6 +817,52 @@ static int e2v_parse_fd(const char *arg, int *fd)
 	return 0;
 }
 
+/* Collects a repeated option's values; -1 without memory */
+static int e2v_push(const char ***v, size_t *n, const char *arg)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -1;
+	nv[(*n)++] = arg;
+	*v = nv;
+	return 0;
+}
+
+/* -n, -p (-a), -y: one of them */
+static int e2v_set_mode(const struct e2v_command *cmd, struct e2v_check_cli *c, int opt,
+			int *letter)
+{
+	enum e2v_check_mode m = opt == 'y' ? E2V_CHECK_YES : opt == 'n' ? E2V_CHECK_READ
+									: E2V_CHECK_PREEN;
+
+	if (*letter && *letter != opt && !(strchr("pa", *letter) && strchr("pa", opt)))
+		return e2v_usage_error(cmd, "-%c and -%c exclude each other", *letter, opt);
+	*letter = opt;
+	c->mode = m;
+	return 0;
+}
+
+/* What the options say together, once all are read */
+static int e2v_check_combinations(const struct e2v_command *cmd, struct e2v_check_cli *c)
+{
+	if (c->quiet && c->verbose)
+		return e2v_usage_error(cmd, "-q and -v exclude each other");
+	if (c->undo_file && c->mode == E2V_CHECK_READ)
+		return e2v_usage_error(cmd, "-z needs -p or -y: without them check writes nothing");
+	if (c->extra != E2V_EXTRA_ERROR && !c->manifest)
+		return e2v_usage_error(cmd, "--manifest-extra needs --manifest");
+	if (c->manifest && c->npaths)
+		return e2v_usage_error(cmd, "--manifest checks the whole image: no PATH with it");
+	if (c->nexcludes && !c->require_sealed)
+		return e2v_usage_error(cmd, "--exclude says what --require-sealed leaves out: "
+					    "give --require-sealed");
+	for (size_t i = 0; i < c->nrequired; i++)
+		if (e2v_normalize_path((char *)c->required[i]))
+			return e2v_usage_error(cmd, E2V_MSG_RELATIVE, e2v_name(c->required[i]));
+	return 0;
+}
+
 static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[],
 			   struct e2v_check_cli *c)
 {
@@ -549,16 +878,23 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "min-kernel", required_argument, NULL, OPT_MIN_KERNEL },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ "manifest-extra", required_argument, NULL, OPT_MANIFEST_EXTRA },
+		{ "require-sealed", optional_argument, NULL, OPT_REQUIRE_SEALED },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		E2V_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
+	static const int repeatable[] = { OPT_REQUIRE_SEALED, OPT_EXCLUDE, 0 };
 	struct e2v_getopt g;
-	int opt, status, bar = 0, progress_fd = -1;
+	int opt, status, bar = 0, progress_fd = -1, letter = 0;
 
 	c->opts.threads = e2v_default_threads();
 	c->kernel.page_size = 4096;
-	/* e2fsck's letters where they mean the same: -n, -f, -C, -v, -V; -p, -a, -y: not yet */
-	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvV", longopts);
+	c->recheck = SIZE_MAX;
+	/* e2fsck's letters where they mean the same: -n, -p (-a), -y, -f, -C, -v, -V, -z */
+	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvVz:", longopts);
+	g.repeatable = repeatable;
 	while ((opt = e2v_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
@@ -579,6 +915,31 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case OPT_JSON:
 			c->json = 1;
 			break;
+		case OPT_MANIFEST:
+			c->manifest = optarg;
+			break;
+		case OPT_MANIFEST_EXTRA:
+			if (strcmp(optarg, "error") == 0)
+				c->extra = E2V_EXTRA_ERROR;
+			else if (strcmp(optarg, "warn") == 0)
+				c->extra = E2V_EXTRA_WARN;
+			else if (strcmp(optarg, "ignore") == 0)
+				c->extra = E2V_EXTRA_IGNORE;
+			else
+				return e2v_usage_error(cmd,
+						       "--manifest-extra is ignore, warn or error, "
+						       "not '%s'",
+						       optarg);
+			break;
+		case OPT_REQUIRE_SEALED:
+			c->require_sealed = 1;
+			if (optarg && e2v_push(&c->required, &c->nrequired, optarg))
+				return e2v_usage_error(cmd, "out of memory");
+			break;
+		case OPT_EXCLUDE:
+			if (e2v_push(&c->excludes, &c->nexcludes, optarg))
+				return e2v_usage_error(cmd, "out of memory");
+			break;
 		case 'j':
 			if (e2v_parse_threads(optarg, &c->opts.threads))
 				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
@@ -595,18 +956,20 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case OPT_PROGRESS:
 			bar = 1;
 			break;
-		case 'n':
-			/* e2fsck's read-only check: what check always does */
 		case 'f':
 			/* e2fsck's "even if clean": every sealed file is always checked */
 			break;
+		case 'n':
 		case 'p':
 		case 'a':
 		case 'y':
-			return e2v_usage_error(cmd,
-					       "-%c repairs, which check cannot do yet: it only "
-					       "reads, as with -n (the default)",
-					       opt);
+			status = e2v_set_mode(cmd, c, opt, &letter);
+			if (status)
+				return status;
+			break;
+		case 'z':
+			c->undo_file = optarg;
+			break;
 		case 'q':
 			c->quiet = 1;
 			break;
@@ -634,11 +997,11 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
 	}
-	if (c->quiet && c->verbose)
-		return e2v_usage_error(cmd, "-q and -v exclude each other");
 	status = e2v_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
 	if (!status)
 		status = e2v_image_paths(cmd, c->paths, c->npaths);
+	if (!status)
+		status = e2v_check_combinations(cmd, c);
 	if (status)
 		return status;
 	if (progress_fd >= 0 && fcntl(progress_fd, F_GETFD) < 0)
@@ -649,14 +1012,26 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 	c->opts.ctx = c;
 	if (e2v_progress_active(&c->progress))
 		c->opts.progress = e2v_on_progress;
+	c->extra_warn = *e2verity_problem_lookup(E2VERITY_PR_MANIFEST_EXTRA);
+	c->extra_warn.severity = E2VERITY_SEV_WARNING;
 	return 0;
 }
 
-/* The fsck status of a run that ended with @err (while @doing @what); c->errbuf says why. */
-static int e2v_check_status(struct e2v_check_cli *c, const struct e2verity_check_stats *st,
-			    errcode_t err, const char *doing, const char *what)
+/* Files with errors left, and the files repaired: fsck's bits 4 and 1 */
+static int e2v_findings_status(struct e2v_check_cli *c)
 {
-	int status = st->failed || c->needs_recovery ? FSCK_UNCORRECTED : FSCK_OK;
+	c->left = 0;
+	for (size_t i = 0; i < c->nr_files; i++)
+		c->left += e2v_errors_now(&c->files[i]) > 0;
+	return (c->left || c->needs_recovery ? FSCK_UNCORRECTED : FSCK_OK) |
+	       (c->repaired ? FSCK_NONDESTRUCT : FSCK_OK);
+}
+
+/* The fsck status of a run that ended with @err (while @doing @what); c->errbuf says why. */
+static int e2v_check_status(struct e2v_check_cli *c, errcode_t err, const char *doing,
+			    const char *what)
+{
+	int status = FSCK_OK;
 
 	if (c->missing) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not checked in '%s'",
@@ -675,6 +1050,26 @@ static int e2v_check_status(struct e2v_check_cli *c, const struct e2verity_check
 		status |= FSCK_ERROR;
 	}
 	return status;
+}
+
+/* The manifest, read before the image: one that cannot be trusted stops the run. */
+static int e2v_check_read_manifest(struct e2v_check_cli *c)
+{
+	if (!c->manifest)
+		return 0;
+	if (e2v_listing_read(c->manifest, &c->listing)) {
+		snprintf(c->errbuf, sizeof(c->errbuf), "cannot read the manifest '%s'",
+			 e2v_name(c->manifest));
+		return FSCK_ERROR;
+	}
+	if (!c->listing.nproblems)
+		return 0;
+	snprintf(c->errbuf, sizeof(c->errbuf),
+		 "the manifest '%s' cannot be trusted (%zu problems): nothing was checked",
+		 e2v_name(c->manifest),
+		 c->listing.nproblems);
+	fprintf(stderr, "%s: %s\n", e2v_prog, c->errbuf);
+	return FSCK_ERROR;
 }
 
 /* Opens the image, checks it, names what was checked; returns the fsck status. */
@@ -706,6 +1101,9 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 		}
 		c->opts.ima_verifier = c->ima_verifier;
 	}
+	status = e2v_check_read_manifest(c);
+	if (status)
+		return status;
 	err = e2v_cli_open_image(c->image, 0, &fs);
 	if (err) {
 		/* reported by the opening: not twice */
@@ -723,7 +1121,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 		if (!c->quiet)
 			fprintf(stderr, E2V_MSG_NO_REPLAY, e2v_prog, e2v_name(c->image));
 	}
-	/* one set of hashing threads for all the files */
+	/* one set of hashing threads for all the files, the repairs' too */
 	if (c->opts.threads > 1) {
 		doing = "starting hashing threads for";
 		err = e2verity_workers_new(c->opts.threads, &c->opts.workers);
@@ -731,18 +1129,35 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	if (!err)
 		err = e2v_run_check(c, fs, c->paths, c->npaths, st, &c->missing, &doing, &what);
 	e2v_progress_clear(&c->progress);
-	status = e2v_check_status(c, st, err, doing, what);
+	if (!err && c->manifest) {
+		doing = "comparing with the manifest";
+		what = c->image;
+		err = e2v_check_manifest(c, fs);
+	}
+	if (!err && c->require_sealed) {
+		doing = "looking for unsealed files in";
+		what = c->image;
+		err = e2v_check_required(c, fs);
+	}
+	status = e2v_check_status(c, err, doing, what);
 	/* name what was checked, even after a failure, so that it can be reported */
-	err = e2v_name_files(c, fs);
+	err = e2v_check_group(c) ? ENOMEM : e2v_name_files(c, fs);
 	if (err && !(status & FSCK_ERROR)) {
 		e2v_error(err, "while naming the files of '%s'", e2v_name(c->image));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while naming the files of '%s'",
 			 error_message(err), e2v_name(c->image));
 		status |= FSCK_ERROR;
 	}
-	e2verity_workers_free(c->opts.workers);
 	e2v_cli_close_image(c->image, &fs, 0);
-	return status;
+	/* what was found is judged whole first; the image is opened for writing only if need be */
+	if (!(status & (FSCK_ERROR | FSCK_CANCELED)) && c->mode != E2V_CHECK_READ)
+		status |= e2v_check_repair(c);
+	e2verity_workers_free(c->opts.workers);
+	if (e2v_check_group(c) && !(status & FSCK_ERROR)) {
+		e2v_error(ENOMEM, "while reporting on '%s'", e2v_name(c->image));
+		status |= FSCK_ERROR;
+	}
+	return status | e2v_findings_status(c);
 }
 
 int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
@@ -764,8 +1179,15 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 		status |= FSCK_ERROR;
 	for (size_t i = 0; i < c.nr_files; i++)
 		free(c.files[i].path);
+	for (size_t k = 0; k < c.nr_findings; k++)
+		free(c.findings[k].path);
 	free(c.files);
 	free(c.findings);
+	free(c.order);
+	free(c.required);
+	free(c.excludes);
+	free(e2v_ino_tab);
+	e2v_listing_free(&c.listing);
 	e2verity_verifier_free(c.verifier);
 	e2verity_ima_verifier_free(c.ima_verifier);
 	return status;

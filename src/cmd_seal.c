@@ -199,6 +199,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	struct e2v_selection sel = { 0 };
 	struct e2verity_seal_plan *plans = NULL;
 	struct e2v_image pre = { 0 };
+	struct e2verity_owners *owners = NULL;
 	ext2_filsys fs = NULL;
 	int status, work = 0;
 	errcode_t err;
@@ -297,6 +298,14 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		if (status != E2V_EXIT_OK)
 			goto out;
 	}
+	/* one scan of every inode proves what each seal writes into its file's alone */
+	err = e2verity_owners_scan(fs, &owners);
+	if (err) {
+		e2v_error(err, "while reading the block maps of '%s'", e2v_name(c.w.image));
+		status = E2V_EXIT_FAILURE;
+		goto out;
+	}
+	c.opts.owners = owners;
 	status = e2v_seal_preflight(&c, fs, &sel, plans, &work);
 	if (status == E2V_EXIT_OK && c.detached)
 		status = e2v_detached_verify(&c, fs, &sel, plans);
@@ -314,6 +323,10 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			status = E2V_EXIT_FAILURE;
 		goto out;
 	}
+	/* the map is the read-only handle's: the writes make their own */
+	c.opts.owners = NULL;
+	e2verity_owners_free(owners);
+	owners = NULL;
 	e2v_image_close(&pre);
 	if (!work)
 		e2v_seal_report_skips(&c, &sel, plans);
@@ -327,6 +340,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	if (status == E2V_EXIT_OK && e2v_flush_stdout())
 		status = E2V_EXIT_FAILURE;
 out:
+	c.opts.owners = NULL;
+	e2verity_owners_free(owners);
 	e2v_image_close(&pre);
 	if (sel.seen)
 		e2v_select_free(&sel);

@@ -34,13 +34,19 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[--partition=N|NAME|UUID] [-n] [-f] [-r] [-j N] [-C FD|--progress] [-q|-v] [-V]\n"
-	  "\t\t[--json] [--cert=CERT] [--ca=CA] [--require-signatures] [--min-kernel=VERSION]\n"
-	  "\t\t[--ima-cert=CERT] [--require-ima] IMAGE [PATH...]",
+	  "[--partition=N|NAME|UUID] [-n|-p|-y [-z UNDO_FILE]] [-f] [-r] [-j N]\n"
+	  "\t\t[-C FD|--progress] [-q|-v] [-V] [--json] [--cert=CERT] [--ca=CA]\n"
+	  "\t\t[--require-signatures] [--ima-cert=CERT] [--require-ima] [--min-kernel=VERSION]\n"
+	  "\t\t[--manifest=FILE [--manifest-extra=ignore|warn|error]]\n"
+	  "\t\t[--require-sealed[=PATH]]... [--exclude=GLOB]... IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
 	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", E2V_EXIT_USAGE,
 	  E2V_EXIT_FAILURE },
+	{ "diff", cmd_diff, "List the sealed files two images or manifests differ by",
+	  "[--partition=N|NAME|UUID] [--json] [--verify] [-j N] [-q|-v] OLD NEW\n"
+	  "\t\t(OLD and NEW: images, or manifests of seal, measure or check --json; - is stdin)",
+	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
 	  "[--partition=N|NAME|UUID] [--offset=N] [--length=N]\n"
 	  "\t\tIMAGE PATH merkle_tree|descriptor|signature|ima\n"

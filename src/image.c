@@ -35,6 +35,13 @@ static errcode_t e2v_lock_image(const char *path, int exclusive)
 
 	if (e2v_lock_fd >= 0 && (e2v_lock_exclusive || !exclusive))
 		return 0;
+	/* check -p read the image first: its shared lock becomes the writer's (a second would wait) */
+	if (e2v_lock_fd >= 0) {
+		if (flock(e2v_lock_fd, LOCK_EX | LOCK_NB) < 0)
+			return errno == EWOULDBLOCK ? E2VERITY_ET_LOCKED : errno;
+		e2v_lock_exclusive = 1;
+		return 0;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
@@ -69,16 +76,15 @@ static void e2v_fix_time(ext2_filsys fs)
 
 /*
  * Checks that the undo file can be made before anything is opened for
- * writing (libext2fs 1.47.0 crashes in ext2fs_open2() when it cannot), and
- * sets the undo io manager up over @io.  A directory gets a file of its own
- * named after the image, as e2fsprogs' tools name theirs.
+ * writing, and sets the undo io manager (undo_io.c) up over @io.  A directory
+ * gets a file of its own named after the image, as e2fsprogs' tools name
+ * theirs.
  */
 static errcode_t e2v_undo_setup(struct e2v_image *img, const char *undo, io_manager *io)
 {
 	struct stat st;
 	char *copy;
 	int fd;
-	errcode_t err;
 
 	img->doing = "creating the undo file";
 	if (stat(undo, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -104,13 +110,7 @@ static errcode_t e2v_undo_setup(struct e2v_image *img, const char *undo, io_mana
 		return errno;
 	close(fd);
 	unlink(img->undo_path);
-	err = set_undo_io_backing_manager(*io);
-	if (!err)
-		err = set_undo_io_backup_file(img->undo_path);
-	if (err)
-		return err;
-	*io = undo_io_manager;
-	return 0;
+	return e2v_undo_io_manager(*io, img->undo_path, io);
 }
 
 static errcode_t e2v_health(struct e2v_image *img, unsigned int flags)
@@ -206,6 +206,9 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	err = ext2fs_open2(img->disk->open_name, opts, open_flags, 0, 0, io, &img->fs);
 	if (err) {
 		img->fs = NULL;
+		/* nothing was written: an undo file would only mislead */
+		if (img->undo_path)
+			unlink(img->undo_path);
 		return err;
 	}
 	/*
@@ -290,7 +293,7 @@ errcode_t e2v_image_close(struct e2v_image *img)
 				img->what = img->name;
 				err = e2v_disk_write_back(img->disk);
 			} else {
-				e2v_disk_forget();
+				e2v_disk_forget(img->disk);
 			}
 		}
 	}

@@ -71,6 +71,7 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		   const struct e2verity_seal_plan *plans)
 {
 	struct e2v_seal_run run = { 0 };
+	struct e2verity_owners *owners = NULL;
 	struct e2v_image img;
 	ext2_ino_t *inos = NULL;
 	int status = E2V_EXIT_OK;
@@ -94,6 +95,14 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		c->opts.progress_ctx = c;
 	}
 	c->opts.cancel = &e2v_cancel;
+	/* what each seal writes into must be its file's alone: one scan of every inode proves it */
+	err = e2verity_owners_scan(img.fs, &owners);
+	if (err) {
+		e2v_error(err, "while reading the block maps of '%s'", e2v_name(c->w.image));
+		status = E2V_EXIT_FAILURE;
+		goto out;
+	}
+	c->opts.owners = owners;
 	/* one set of hashing threads for all the files */
 	if (e2v_seal_workers_start(c)) {
 		status = E2V_EXIT_FAILURE;
@@ -178,6 +187,8 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 out:
 	e2verity_batch_free(c->opts.batch);
 	c->opts.batch = NULL;
+	c->opts.owners = NULL;
+	e2verity_owners_free(owners);
 	free(inos);
 	e2v_seal_workers_stop(c);
 	err = e2v_image_close(&img);

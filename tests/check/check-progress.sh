@@ -39,11 +39,17 @@ check "--progress off a terminal: silent" test ! -s err
 check "-n -f: exit 0, the same report" sh -c "cmp plain.out out && test ! -s err"
 "$E2VERITY" check -fn img >out 2>err
 check "-fn: the same report" sh -c "cmp plain.out out && test ! -s err"
+# -p (-a) and -y repair; on a clean image they find nothing to repair and write nothing
 for o in -p -a -y -fy; do
-	expect_fail "check $o: refused, it would repair" 16 \
-		"repairs, which check cannot do yet: it only reads, as with -n (the default)" \
-		"$E2VERITY" check $o img
+	cp img rw.img
+	"$E2VERITY" check $o rw.img >out 2>err
+	same "check $o on a clean image: exit 0" $? 0
+	check "check $o on a clean image: the image is not written" cmp -s img rw.img
+	check "check $o: says no file was repaired" grep -q '; 0 files repaired, 0 left with errors$' out
 done
+expect_fail "-p -y" 16 "-p and -y exclude each other" "$E2VERITY" check -p -y img
+expect_fail "-n -p" 16 "-n and -p exclude each other" "$E2VERITY" check -n -p img
+expect_fail "-z without -p or -y" 16 "-z needs -p or -y" "$E2VERITY" check -z undo img
 "$E2VERITY" check -q img >out 2>err
 same "-q: exit 0" $? 0
 check "-q: nothing printed" sh -c "test ! -s out && test ! -s err"

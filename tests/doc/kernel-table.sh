@@ -14,9 +14,9 @@ if cmp -s "$T_TMP/readme" "$T_TMP/made"; then
 else
 	fail "README's kernel table differs from tests/kernel/results (scripts/kernel-table.sh --update): $(diff "$T_TMP/readme" "$T_TMP/made")"
 fi
-# the amd64 kernels have their results (the arm64 one is added once its run wrote them), and each
+# every kernel of the matrix has its results, and each
 # says what a 4 KiB filesystem with 4 KiB tree blocks did, the case every kernel since 5.4 reads
-for k in 6.1-amd64 6.12-amd64; do
+for k in 6.1-amd64 6.12-amd64 6.12-arm64-16k; do
 	f=$top_srcdir/tests/kernel/results/$k.txt
 	check "results of $k" test -f "$f"
 	check "$k read 4 KiB blocks with 4 KiB trees" grep -qx '4096 4096 reads' "$f"

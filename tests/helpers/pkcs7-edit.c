@@ -21,6 +21,9 @@
  * an unauthenticatedAttributes [1] attribute with one value, the TLV HEX signerinfos-seq
  * signerInfos as a SEQUENCE, not a SET dup-signer              the first SignerInfo twice
  *   trailing=HEX            bytes after the message
+ *   ber-indefinite=WHAT     WHAT (root, signed-data or signer) with an indefinite length
+ *   ber-long=WHAT           WHAT's length in one more octet than DER's (0x82 00 nn for nn)
+ *   ber-prim=WHAT           WHAT's tag in its primitive form (0x10 for a SEQUENCE)
  *   print                   the message's top-level structure, to stderr
  * Exit status 0, 1 when IN is not a SignedData this helper understands, 2 usage.
  */
@@ -37,6 +40,9 @@ struct node {
 	const uint8_t *val; /* content of a primitive, or a node kept as raw bytes */
 	size_t len;
 	int cons;
+	int indef;     /* written with an indefinite length */
+	int long_len;  /* written with one more length octet than needed */
+	int prim_form; /* the tag written without its constructed bit */
 	int nkids;
 	struct node *kids[MAX_KIDS];
 };
@@ -138,13 +144,22 @@ static void put(struct buf *b, const void *p, size_t len)
 	b->len += len;
 }
 
-static void put_header(struct buf *b, unsigned int tag, size_t len)
+static void put_header(struct buf *b, unsigned int tag, size_t len, int long_len)
 {
-	uint8_t h[6];
+	uint8_t h[7];
 	int n = 0;
 
 	h[n++] = tag;
-	if (len < 0x80) {
+	if (long_len && len < 0x100) {
+		h[n++] = 0x82;
+		h[n++] = 0;
+		h[n++] = len;
+	} else if (long_len && len < 0x10000) {
+		h[n++] = 0x83;
+		h[n++] = 0;
+		h[n++] = len >> 8;
+		h[n++] = len;
+	} else if (len < 0x80) {
 		h[n++] = len;
 	} else if (len < 0x100) {
 		h[n++] = 0x81;
@@ -167,15 +182,24 @@ static void serialize(struct buf *b, const struct node *n)
 	struct buf c = { 0 };
 
 	if (!n->cons) {
-		put_header(b, n->tag, n->len);
+		put_header(b, n->tag, n->len, n->long_len);
 		put(b, n->val, n->len);
 		return;
 	}
 	for (int i = 0; i < n->nkids; i++)
 		serialize(&c, n->kids[i]);
-	put_header(b, n->tag, c.len);
-	if (c.len)
-		put(b, c.p, c.len);
+	if (n->indef) {
+		uint8_t h[2] = { n->tag, 0x80 }, eoc[2] = { 0, 0 };
+
+		put(b, h, 2);
+		if (c.len)
+			put(b, c.p, c.len);
+		put(b, eoc, 2);
+	} else {
+		put_header(b, n->prim_form ? n->tag & ~0x20u : n->tag, c.len, n->long_len);
+		if (c.len)
+			put(b, c.p, c.len);
+	}
 	free(c.p);
 }
 
@@ -438,6 +462,21 @@ static void edit(struct msg *m, const char *e)
 		m->signers->tag = 0x30;
 	} else if (strcmp(key, "dup-signer") == 0) {
 		add_kid(m->signers, signer(m), -1);
+	} else if (strcmp(key, "ber-indefinite") == 0 || strcmp(key, "ber-long") == 0 ||
+		   strcmp(key, "ber-prim") == 0) {
+		struct node *t = strcmp(v, "root") == 0		 ? m->root
+				 : strcmp(v, "signed-data") == 0 ? sd
+				 : strcmp(v, "signer") == 0	 ? signer(m)
+								 : NULL;
+
+		if (!t)
+			usage(e);
+		if (key[4] == 'i')
+			t->indef = 1;
+		else if (key[4] == 'l')
+			t->long_len = 1;
+		else
+			t->prim_form = 1;
 	} else if (strcmp(key, "trailing") == 0) {
 		m->trailing = hex(v, &m->trailing_len);
 	} else if (strcmp(key, "print") == 0) {

@@ -145,6 +145,45 @@ snapshot()
 		     /^ *[0-9]+\/ *[0-9]+ /{ print f, $0 }'
 }
 
+# cut_writes NAME IMG_BEFORE COMMAND...: COMMAND (an e2verity command line, run by
+# tests/helpers/e2verity-fault on a copy of IMG_BEFORE with the paths of $FILES after it) cut at
+# each of its writes, in each mode of CUT_MODES (default "kill fail"; see fault_io.c), every
+# $CUT_STEP_<mode> writes (default 1; E2V_CRASH_STRIDE multiplies it, for slow builds such as the
+# sanitizers'). After each cut, the test's `judge NAME IMG MODE STATUS` says what is left.
+cut_writes()
+{
+	c_name=$1 c_before=$2
+	shift 2
+	cp "$c_before" count.img
+	rm -f writes.log
+	# shellcheck disable=SC2086 # FILES is a list of paths without blanks
+	E2VERITY_FAULT_LOG=writes.log "$FAULT" "$@" count.img $FILES >/dev/null 2>&1 ||
+		{ fail "$c_name: uncut run failed"; return; }
+	judge "$c_name: uncut" count.img none 0
+	c_total=$(tail -n 1 writes.log)
+	[ "$c_total" -gt 10 ] || { fail "$c_name: only '$c_total' writes counted"; return; }
+	for c_mode in ${CUT_MODES:-kill fail}; do
+		eval "c_step=\${CUT_STEP_$c_mode:-1}"
+		c_step=$((c_step * ${E2V_CRASH_STRIDE:-1}))
+		c_n=1
+		while [ "$c_n" -le "$c_total" ]; do
+			cp "$c_before" cut.img
+			# shellcheck disable=SC2086
+			E2VERITY_FAULT_AT=$c_n E2VERITY_FAULT_MODE=$c_mode \
+				"$FAULT" "$@" cut.img $FILES >cut.out 2>cut.err
+			c_rc=$?
+			if [ "$c_mode" = fail ] && [ "$c_rc" -ne 1 ]; then
+				fail "$c_name: write $c_n failing: exit $c_rc, want 1"
+			elif [ "$c_mode" = fail ] && ! grep -q "cut.img" cut.err; then
+				fail "$c_name: write $c_n failing: no message names the image: $(cat cut.err)"
+			fi
+			judge "$c_name: $c_mode at write $c_n of $c_total" cut.img "$c_mode" "$c_rc"
+			c_n=$((c_n + c_step))
+		done
+		echo "$c_name: $c_total cut points tried, $c_mode mode"
+	done
+}
+
 # ima_files IMG PATH...: those PATHs whose inode has a security.ima attribute, one a line, from
 # one debugfs run
 ima_files()

@@ -36,7 +36,6 @@ make_sparse src/sparse 20000000
 islands src/four 4 10
 islands src/ten 10 20
 FILES="/empty /one /big /dir/small /sparse /four /ten"
-stride=${E2V_CRASH_STRIDE:-1}
 mkimg base.img src 64M -b 4096 -O ^has_journal,quota || exit 1
 # /dir/small has an attribute block: security.ima goes there, in a block of its own allocation
 head -c 300 /dev/zero | tr '\0' x >big.val
@@ -56,11 +55,20 @@ grep '^dump' lines >dump.cmds
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
 	-subj /CN=e2verity-crash >/dev/null 2>&1 || fail "openssl req"
 
-# judge NAME IMG: e2fsck -p repairs the image (exit 0 or 1), after which it is clean; no file's
-# bytes changed; the sealed files carry fsverity-utils' digests and pass check
+# judge NAME IMG MODE STATUS: e2fsck -p repairs the image (exit 0 or 1), after which it is clean;
+# no file's bytes changed; the sealed files carry fsverity-utils' digests and pass check. A
+# SIGTERM stops at a safe point: the image is clean without e2fsck.
 judge()
 {
 	j_name=$1 j_img=$2
+	if [ "$3" = term ] && [ "$4" -ne 0 ] && [ "$4" -ne 143 ]; then
+		fail "$j_name: exit $4, want 0 or 143: $(cat cut.err)"
+		return
+	fi
+	if [ "$3" = term ] && ! dumpe2fs -h "$j_img" 2>/dev/null | grep -q '^Filesystem state: *clean$'; then
+		fail "$j_name: the image is not clean"
+		return
+	fi
 	e2fsck -p "$j_img" >fsck.p 2>&1
 	j_rc=$?
 	if [ "$j_rc" -gt 1 ]; then
@@ -100,61 +108,25 @@ judge()
 	pass "$j_name ($j_sealed sealed)"
 }
 
-# cuts NAME IMG_BEFORE COMMAND...: the command cut at each of its writes, killed or failing
-cuts()
-{
-	c_name=$1 c_before=$2
-	shift 2
-	cp "$c_before" count.img
-	rm -f writes.log
-	E2VERITY_FAULT_LOG=writes.log "$FAULT" "$@" count.img $FILES >/dev/null 2>&1 ||
-		{ fail "$c_name: uncut run failed"; return; }
-	judge "$c_name: uncut" count.img
-	total=$(tail -n 1 writes.log)
-	[ "$total" -gt 10 ] || { fail "$c_name: only '$total' writes counted"; return; }
-	for mode in kill fail term; do
-		n=1
-		while [ "$n" -le "$total" ]; do
-			cp "$c_before" cut.img
-			E2VERITY_FAULT_AT=$n E2VERITY_FAULT_MODE=$mode \
-				"$FAULT" "$@" cut.img $FILES >cut.out 2>cut.err
-			rc=$?
-			if [ "$mode" = fail ] && [ "$rc" -ne 1 ]; then
-				fail "$c_name: write $n failing: exit $rc, want 1"
-			elif [ "$mode" = fail ] && ! grep -q "cut.img" cut.err; then
-				fail "$c_name: write $n failing: no message names the image: $(cat cut.err)"
-			elif [ "$mode" = term ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 143 ]; then
-				fail "$c_name: SIGTERM at write $n: exit $rc, want 0 or 143: $(cat cut.err)"
-			elif [ "$mode" = term ] && ! dumpe2fs -h cut.img 2>/dev/null |
-				grep -q '^Filesystem state: *clean$'; then
-				# a signal stops at a safe point: the image is clean without e2fsck
-				fail "$c_name: SIGTERM at write $n left the image not clean"
-			fi
-			judge "$c_name: $mode at write $n of $total" cut.img
-			n=$((n + stride))
-		done
-		echo "$c_name: $total cut points tried, $mode mode"
-	done
-}
-
 J_IMA=
-cuts "seal" base.img seal -q
-cuts "signed seal" base.img seal -q --key=key.pem --cert=cert.pem
+CUT_MODES="kill fail term"
+cut_writes "seal" base.img seal -q
+cut_writes "signed seal" base.img seal -q --key=key.pem --cert=cert.pem
 cp base.img sealed.img
 "$E2VERITY" seal -q sealed.img $FILES || fail "seal for the unseal cuts"
 [ "$(debugfs -R 'ex /four' sealed.img 2>/dev/null | grep -c '^ *0/ *1 ')" -gt 0 ] ||
 	fail "sealed /four has no extent leaf block"
-cuts "unseal" sealed.img unseal
+cut_writes "unseal" sealed.img unseal
 # issue 21: never a sealed file without its security.ima, nor the reverse
 # shellcheck disable=SC2086
 snapshot_cmds $FILES >snap.cmds
 cp cert.pem ima.crt
 J_IMA=seal
-cuts "seal --ima-key" base.img seal -q --ima-key=key.pem --ima-cert=cert.pem
+cut_writes "seal --ima-key" base.img seal -q --ima-key=key.pem --ima-cert=cert.pem
 cp base.img imasealed.img
 "$E2VERITY" seal -q --ima-key=key.pem imasealed.img $FILES || fail "seal --ima-key for the unseal cuts"
 J_IMA=unseal
-cuts "unseal of signed files" imasealed.img unseal
+cut_writes "unseal of signed files" imasealed.img unseal
 J_IMA=only
-cuts "seal --ima-only" sealed.img seal -q --ima-only --ima-key=key.pem
+cut_writes "seal --ima-only" sealed.img seal -q --ima-only --ima-key=key.pem
 finish

@@ -461,7 +461,7 @@ dl_p7_edit()
 {
 	dl_pick sd-version si-version digest-oid pkey-oid content-type outer-type digest-set \
 		digest-set-seq digest-params pkey-params trailing signerinfos-seq content unauth-attr \
-		dup-signer crl certs-seq certs-drop skid
+		dup-signer crl certs-seq certs-drop skid ber
 	case $DL_W in
 	sd-version) dl_pick sd-version=0 sd-version=2 sd-version=3 sd-version=4 sd-version=255 \
 		sd-version-raw=0001 ;;
@@ -494,6 +494,12 @@ dl_p7_edit()
 	content) DL_W=content=00 ;;
 	unauth-attr) DL_W=unauth-attr=1.2.3.4:0500 ;;
 	crl) DL_W=crl=3000 ;;
+	ber)
+		# an indefinite length, a length in one octet more (three: beyond the kernel's decoder,
+		# for the root and the signer), a SEQUENCE tag in its primitive form
+		dl_pick ber-indefinite=root ber-indefinite=signed-data ber-indefinite=signer \
+			ber-long=root ber-long=signer ber-prim=signer ber-prim=signed-data
+		;;
 	skid)
 		# the CMS form: version 3, the signer named by subject key identifier
 		_cert=signer.crt

@@ -10,8 +10,12 @@
 #
 #   E2V_DIFF_SEED   the generator's seed (default 24, which CI runs)
 #   E2V_DIFF_COUNT  mutations (default 48: one boot after the sealing boot); see tests/kernel/README
-#   E2V_DIFF_KEEP   a directory to keep the work in (images, plans, the kernel's and check's output)
+#   E2V_DIFF_KEEP   a directory to keep the work in (the results, and the image, plan and kernel
+#                   output of every batch where check and the kernel disagree)
+# One kernel (the first that can run: the host's 6.1): E2V_KTARGET=NAME for another, KH_MATRIX=yes
+# for all of the matrix's.
 set -u
+: "${KH_MATRIX:=no}"
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
@@ -110,8 +114,7 @@ GUEST
 		cat plan >&2
 		kh_fail "batch $batch: the guest exited $rc"
 	fi
-	[ -n "${E2V_DIFF_KEEP:-}" ] && cp b.img "b$batch.img" && cp out "out$batch" &&
-		cp plan "plan$batch"
+	bad=0
 
 	for name in $names; do
 		dl_info "$name" || kh_fail "dl_info $name"
@@ -166,11 +169,15 @@ GUEST
 		case $verdict in
 		agree | known-stricter) ;;
 		*)
+			bad=1
 			echo "$verdict: batch $batch, $what: the kernel said $kernel ($read_), check exited $st: $codes" >&2
 			[ "${V:-}" = 1 ] && sed 's/^/    /' chk.out >&2
 			;;
 		esac
 	done
+	if [ -n "${E2V_DIFF_KEEP:-}" ] && [ "$bad" = 1 ]; then
+		cp b.img "b$batch.img" && cp out "out$batch" && cp plan "plan$batch"
+	fi
 done
 
 secs=$(($(date +%s) - start))

@@ -86,13 +86,17 @@ kh_find_kernel()
 
 # kh_targets - the kernels of the matrix, one name a line: the host's (or E2V_KERNEL's), then
 # those fetch-kernels.sh provides, cached or not (an uncached one is a SKIP with its reason).
-# E2V_KTARGETS="NAME..." keeps only those.
+# The test's KH_KERNELS (default "host 6.12-amd64"; "all": every one) and the environment's
+# E2V_KTARGETS="NAME..." keep only those; in both, "host" names the host's kernel. A TCG boot of
+# the arm64 kernel costs three of an amd64 one: one test boots it (block-sizes-kernel.sh).
 kh_targets()
 {
+	_host=
+	if kh_find_kernel; then
+		_host=$(kh_target_name "$KH_KVER")
+	fi
 	{
-		if kh_find_kernel; then
-			kh_target_name "$KH_KVER"
-		fi
+		[ -z "$_host" ] || echo "$_host"
 		if [ -z "${E2V_KERNEL:-}" ]; then
 			echo 6.12-amd64
 			echo 6.12-arm64-16k
@@ -100,9 +104,15 @@ kh_targets()
 				[ -f "$e" ] && sed -n 's/^KT_NAME=//p' "$e"
 			done
 		fi
-	} | awk -v only="${E2V_KTARGETS:-}" '
-		BEGIN { n = split(only, o, " "); for (i = 1; i <= n; i++) want[o[i]] = 1 }
-		!seen[$0]++ && (n == 0 || $0 in want)'
+	} | awk -v only="${E2V_KTARGETS:-}" -v mine="${KH_KERNELS:-host 6.12-amd64}" -v host="$_host" '
+		function names(list, set,   n, v, i) {
+			n = split(list, v, " ")
+			for (i = 1; i <= n; i++)
+				set[v[i] == "host" ? host : v[i]] = 1
+			return n
+		}
+		BEGIN { n = names(only, want); all = mine == "all"; if (!all) names(mine, test) }
+		!seen[$0]++ && (n == 0 || $0 in want) && (all || $0 in test)'
 }
 
 # kh_use_target NAME - make NAME the kernel that run.sh boots: set KH_TARGET, KH_KERNEL, KH_KVER,

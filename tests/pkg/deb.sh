@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # deb.sh - build the Debian packages, install them, use them as a user would, remove them
 #
-# The packages are built (without their own test run) from a copy of the source tree, so the
-# tree under test stays as it is; lintian must report no error.  Installed with dpkg, the
+# The packages are built from a copy of the source tree, so the tree under test stays as it is,
+# with their own test run: PACKAGE_TESTS of tests/Makemodule.am (not the whole suite again), in
+# the environment dpkg-buildpackage makes, SOURCE_DATE_EPOCH set; lintian must report no error.  Installed with dpkg, the
 # command seals and checks the bundled sample (fsverity digest and e2fsck are the oracles),
 # and a program is built against the library through pkg-config.  The packages are removed
 # again whatever happens.  Needs root, as dpkg does.
@@ -43,11 +44,15 @@ else
 		{ cat "$T_TMP/dist.log" >&2; exit 1; }
 fi
 
+tests=$(sed -n 's/^PACKAGE_TESTS = //p' "$top_srcdir/tests/Makemodule.am")
+[ -n "$tests" ] || fail "no PACKAGE_TESTS in tests/Makemodule.am"
 start=$(date +%s)
-(cd "$src" && DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=$(nproc)" dpkg-buildpackage -us -uc -b -Pnocheck) \
-	>"$T_TMP/build.log" 2>&1
+# a build of its own: nothing of this make's command line (TESTS=...) or job server goes along
+(cd "$src" && unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES &&
+	E2VERITY_TESTS=$tests DEB_BUILD_OPTIONS="noautodbgsym parallel=$(nproc)" \
+		dpkg-buildpackage -us -uc -b) >"$T_TMP/build.log" 2>&1
 status=$?
-echo "dpkg-buildpackage: $(($(date +%s) - start)) s"
+echo "dpkg-buildpackage, with $(echo $tests | wc -w) tests: $(($(date +%s) - start)) s"
 if [ $status -ne 0 ]; then
 	tail -n 60 "$T_TMP/build.log" >&2
 	grep -q 'some symbols or patterns disappeared' "$T_TMP/build.log" &&
@@ -56,6 +61,14 @@ if [ $status -ne 0 ]; then
 	finish
 fi
 pass "dpkg-buildpackage -us -uc -b"
+# the tests ran there, each of them, and with SOURCE_DATE_EPOCH set
+for t in $tests; do
+	grep -q "^PASS: $t\$" "$T_TMP/build.log" || fail "the package build did not pass $t"
+done
+[ "$T_FAILED" -eq 0 ] || grep -E 'dh_auto_test|make.*check|^(PASS|FAIL|SKIP|ERROR)|SOURCE_DATE' \
+	"$T_TMP/build.log" | head -n 40 >&2
+grep -q 'SOURCE_DATE_EPOCH=[0-9]' "$T_TMP/build.log" ||
+	fail "the package build's tests ran without SOURCE_DATE_EPOCH"
 changes=$(ls "$T_TMP"/e2verity_*.changes)
 
 start=$(date +%s)

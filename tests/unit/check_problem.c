@@ -28,7 +28,7 @@ START_TEST(test_table_sorted_unique)
 			if (*p != '%')
 				continue;
 			p++;
-			ck_assert_msg(*p && strchr("vhxobnlSCe%", *p), "%s: bad placeholder",
+			ck_assert_msg(*p && strchr("vhxobnlSCEe%", *p), "%s: bad placeholder",
 				      t[i].id);
 		}
 	}
@@ -47,6 +47,7 @@ START_TEST(test_fields_match_template)
 		{ 'b', E2VERITY_FIELD_BLOCK },	  { 'n', E2VERITY_FIELD_COUNT },
 		{ 'l', E2VERITY_FIELD_LEVEL },	  { 'S', E2VERITY_FIELD_STORED },
 		{ 'C', E2VERITY_FIELD_COMPUTED }, { 'e', E2VERITY_FIELD_ERR },
+		{ 'E', E2VERITY_FIELD_EXPECTED_HASH },
 	};
 	size_t n;
 	const struct e2verity_problem *t = e2verity_problem_table(&n);
