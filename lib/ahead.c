@@ -160,6 +160,9 @@ static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 	if (!j->err && j->sign)
 		j->err = j->sign(j->sign_ctx, j->params.hash_alg, j->res.digest, &j->sig,
 				 &j->sig_size);
+	if (!j->err && j->ima_sign)
+		j->err = j->ima_sign(j->ima_ctx, j->params.hash_alg, j->res.digest, &j->ima_value,
+				     &j->ima_len);
 }
 
 static void *e2v_ahead_main(void *arg)
@@ -210,6 +213,9 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	free(j->sig);
 	j->sig = NULL;
 	j->sig_size = 0;
+	free(j->ima_value);
+	j->ima_value = NULL;
+	j->ima_len = 0;
 	j->held = 0;
 }
 

@@ -20,6 +20,9 @@ struct e2v_ahead_job {
 	/* signs the digest on the hashing thread too, when set: E2VERITY_SEAL_SIGN_ANY_THREAD */
 	e2verity_sign_fn sign;
 	void *sign_ctx;
+	/* and its security.ima value: E2VERITY_SEAL_IMA_SIGN_ANY_THREAD */
+	e2verity_sign_fn ima_sign;
+	void *ima_ctx;
 	int skip; /* not hashed ahead: the caller does it itself */
 	int held; /* handed to the caller, not yet given back */
 	int state;
@@ -30,6 +33,8 @@ struct e2v_ahead_job {
 	struct e2verity_result res;
 	uint8_t *sig; /* malloc()ed, from @sign */
 	size_t sig_size;
+	uint8_t *ima_value; /* malloc()ed, from @ima_sign */
+	size_t ima_len;
 	uint8_t *tree;
 	uint64_t *offsets;
 	size_t nblocks, cap;

@@ -742,6 +742,8 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
  * replaces a security.ima without resealing
  */
 #define E2VERITY_SEAL_IMA_ONLY 0x8
+/* @ima_sign may be called on the hashing threads too, as @sign with E2VERITY_SEAL_SIGN_ANY_THREAD */
+#define E2VERITY_SEAL_IMA_SIGN_ANY_THREAD 0x10
 
 /*
  * Signs a file digest for the built-in signature stored after the descriptor.

@@ -490,6 +490,11 @@ static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ah
 		j->sign = opts->sign;
 		j->sign_ctx = opts->sign_ctx;
 	}
+	/* with --ima-only nothing is hashed ahead: the files are sealed already */
+	if ((opts->flags & E2VERITY_SEAL_IMA_SIGN_ANY_THREAD) && opts->ima_sign) {
+		j->ima_sign = opts->ima_sign;
+		j->ima_ctx = opts->ima_ctx;
+	}
 	/* inline data, holes only or not a regular file: nothing to gain or not ours */
 	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(opts->owners), j->ino, &f);
 	if (err)

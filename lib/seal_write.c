@@ -113,7 +113,19 @@ static errcode_t e2v_seal_sign_ima(struct e2v_sealing *s, const uint8_t *digest)
 
 	if (!opts->ima_sign || s->plan.ima == E2VERITY_IMA_KEEP)
 		return 0;
-	err = opts->ima_sign(opts->ima_ctx, s->p.hash_alg, digest, &s->ima_value, &s->ima_len);
+	/* signed on the hashing thread, beside the tree (the digest is the same: it is its tree's) */
+	if (s->job && s->job->ima_value && e2v_ahead_matches(s->job, &s->p, s->plan.data_size) &&
+	    s->plan.action != E2VERITY_SEAL_SKIP) {
+		s->ima_value = malloc(s->job->ima_len);
+		if (!s->ima_value)
+			return E2VERITY_ET_NO_MEMORY;
+		memcpy(s->ima_value, s->job->ima_value, s->job->ima_len);
+		s->ima_len = s->job->ima_len;
+		err = 0;
+	} else {
+		err = opts->ima_sign(opts->ima_ctx, s->p.hash_alg, digest, &s->ima_value,
+				     &s->ima_len);
+	}
 	if (err)
 		return err;
 	/* the space check counted with the bound */

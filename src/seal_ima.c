@@ -21,6 +21,8 @@ int e2v_seal_ima_signer(struct e2v_seal_cli *c)
 	c->opts.ima_sign = e2v_ima_sign_cb;
 	c->opts.ima_keep = e2v_ima_keep_cb;
 	c->opts.ima_ctx = c->ima_signer;
+	/* a key signs on any thread; values made elsewhere are looked up by the file's index */
+	c->opts.flags |= E2VERITY_SEAL_IMA_SIGN_ANY_THREAD;
 	c->opts.ima_size_max = e2verity_ima_signer_max_size(c->ima_signer);
 	return E2V_EXIT_OK;
 }
