@@ -120,6 +120,14 @@ cat cert.pem eccert.pem >both.pem
 same "check with a bundle of both certificates" $? 0
 check "e2fsck -fn clean (ECDSA, SHA-512)" fsck_clean img2
 
+# an OpenSSL store URI names the key as for --key; an inline file moves to a block and is signed
+mkimg inl.img src 32M -b 4096 -O inline_data || exit 1
+"$E2VERITY" seal -q --ima-key="file:$T_TMP/key.pem" --ima-cert="file:$T_TMP/cert.pem" inl.img /b /z ||
+	fail "seal --ima-key=file:... of inline files"
+check "a store URI's key signs" verify_ima inl.img /b src/b key.pub "$kid"
+check "an inline file, moved to a block, signed" verify_ima inl.img /z src/z key.pub "$kid"
+check "e2fsck -fn clean (inline data)" fsck_clean inl.img
+
 # ---- files sealed already: --ima-only, kept, replaced only with --force --------------------------
 cp base.img img5
 "$E2VERITY" seal -q img5 /a /b || fail "plain seal"
@@ -184,7 +192,10 @@ check "check --json: the summary counts them" grep -q '"ima_signed": 2' out
 expect_fail "check: a certificate file that is missing" 8 "nothere.pem" \
 	"$E2VERITY" check --ima-cert=nothere.pem bad.img
 
-# ---- measure, dump ---------------------------------------------------------------------------
+# ---- measure, dump, the manifest ----------------------------------------------------------------
+cp base.img mf.img
+"$E2VERITY" seal -q --ima-key=key.pem --manifest=mf.json --json mf.img /a /x || fail "seal --manifest --json"
+same "seal --manifest --json: each file's key id" "$(grep -c "\"key_id\": \"$kid\"" mf.json)" 2
 "$E2VERITY" measure --json img /a /b >out || fail "measure --json"
 check "measure --json: key id" grep -q "\"key_id\": \"$kid\"" out
 check "measure --json: algorithm" grep -q '"hash_algorithm": "sha256",' out
