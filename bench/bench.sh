@@ -4,7 +4,11 @@
 #
 # Usage: bench/bench.sh [WORKDIR]   (needs about 8 GiB free in WORKDIR; default a temp dir)
 # BENCH_SIZE_MB (default 1024) sets the big and the sparse file, BENCH_FILES (default 20000)
-# the small files (1-64 KiB), BENCH_RUNS (default 5) the runs of each command; BENCH_TREE
+# the small files (1-64 KiB), BENCH_TINY (default "10000 40000 160000") the counts of the groups
+# of tiny files (1-4 KiB), BENCH_SIGNED (default 5000) the 2 KB files sealed with a key,
+# BENCH_SCALE (default none; "10000 100000 1000000" for issue 20's table) the counts of the
+# scaling rows (seconds and peak RSS per file, 1 KiB files), BENCH_ONLY (default all) the groups
+# to run (big many tree tiny signed scale), BENCH_RUNS (default 5) the runs of each command; BENCH_TREE
 # (default: a debootstrap'd Debian root if debootstrap works, else a copy of /usr/bin, /usr/sbin,
 # /etc, /usr/share/perl and /usr/lib/python3) the directories of the tree of real files.
 #
@@ -45,17 +49,20 @@ mkimg()
 	mke2fs -q -F -t ext4 -b 4096 -O verity -d "$2" "$1" $((mb + mb / 4 + 128))M >/dev/null
 }
 
+# wants GROUP: BENCH_ONLY is empty or names it (the sparse file goes with big)
+wants() { [ -z "${BENCH_ONLY:-}" ] || case " $BENCH_ONLY " in *" ${1%sparse}"*) ;; *) return 1 ;; esac; }
+
 echo "== preparing the inputs in $W"
 mkdir -p big sparse many
-[ -f big/big ] || head -c "${SIZE_MB}M" /dev/urandom >big/big
+wants big && [ ! -f big/big ] && head -c "${SIZE_MB}M" /dev/urandom >big/big
 # mostly holes: 1 MiB of data at each end
-if [ ! -f sparse/sparse ]; then
+if wants big && [ ! -f sparse/sparse ]; then
 	head -c 1M /dev/urandom >sparse/sparse
 	truncate -s "${SIZE_MB}M" sparse/sparse
 	head -c 1M /dev/urandom | dd of=sparse/sparse bs=1M seek=$((SIZE_MB - 1)) conv=notrunc \
 		2>/dev/null
 fi
-if [ ! -f many/.done ]; then
+if wants many && [ ! -f many/.done ]; then
 	python3 - "$NFILES" <<'EOF'
 import os, random, sys
 random.seed(1)
@@ -83,7 +90,7 @@ else
 	tree_name="/usr/bin, /usr/sbin, /etc, /usr/share/perl, /usr/lib/python3"
 	tree_note="(debootstrap missing, failed or not root: no Debian root)"
 fi
-if [ ! -f tree.img ]; then
+if wants tree && [ ! -f tree.img ]; then
 	rm -rf tree
 	mkdir tree
 	# regular files only: the comparison is over the files both tools can digest
@@ -93,21 +100,19 @@ if [ ! -f tree.img ]; then
 	done
 	mkimg tree.img tree
 fi
-(cd tree && find . -type f -print0) >tree.list
-(cd many && find . -type f ! -name .done -print0) >many.list
-[ -f big.img ] || mkimg big.img big
-[ -f sparse.img ] || mkimg sparse.img sparse
-[ -f many.img ] || mkimg many.img many
 for s in big sparse many tree; do
+	wants $s || continue
+	[ -f $s.img ] || mkimg $s.img $s
+	[ $s = big ] || [ $s = sparse ] || (cd $s && find . -type f ! -name .done -print0) >$s.list
+	[ $s = big ] || [ $s = sparse ] || (cd $s && xargs -0 cat <../$s.list >/dev/null)
+	cat $s.img >/dev/null
 	cp $s.img $s-sealed.img
 	"$E2VERITY" seal -q -a $s-sealed.img
 	cp $s.img $s-sealed512.img
 	"$E2VERITY" seal -q -a --hash-alg=sha512 --salt=$SALT $s-sealed512.img
 done
 # warm the page cache for every contender; seal's fsync must not pay for earlier writeback
-cat big/big sparse/sparse ./*.img >/dev/null
-(cd many && xargs -0 cat <../many.list >/dev/null)
-(cd tree && xargs -0 cat <../tree.list >/dev/null)
+wants big && cat big/big sparse/sparse >/dev/null
 sync
 
 # One group: the commands are given as "LABEL|PREP|COMMAND" lines on stdin (PREP is
@@ -162,6 +167,7 @@ echo "   columns: median wall time, data rate, ratio to the first row (fsverity 
 echo "   median CPU time (user + system, all threads)"
 
 
+if wants big; then
 group "one ${SIZE_MB} MiB file of random data" "$(bytes big/big)" <<EOF
 fsverity digest||fsverity digest big/big
 sha256sum (reference)||sha256sum big/big
@@ -183,7 +189,9 @@ e2verity digest||$E digest sparse/sparse
 e2verity seal, in an image|cp sparse.img b.img && sync|$E seal -q b.img /sparse
 e2verity check||$E check sparse-sealed.img
 EOF
+fi
 for s in many tree; do
+	wants $s || continue
 	if [ $s = many ]; then
 		title="$NFILES files of 1-64 KiB"
 	else
@@ -203,4 +211,88 @@ e2verity seal -a, in an image|cp $s.img b.img && sync|$E seal -q -a --hash-alg=s
 e2verity check||$E check $s-sealed512.img
 EOF
 done
+
+# make_files DIR N MIN MAX: N files of MIN to MAX random bytes in 100 directories (seeded)
+make_files()
+{
+	[ -f "$1/.done" ] && return 0
+	python3 - "$@" <<'PY'
+import os, random, sys
+d, n, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+random.seed(n)
+for i in range(n):
+    sub = '%s/d%03d' % (d, i % 100)
+    os.makedirs(sub, exist_ok=True)
+    with open('%s/f%07d' % (sub, i), 'wb') as f:
+        f.write(random.randbytes(random.randint(lo, hi)))
+PY
+	touch "$1/.done"
+}
+# prep_set NAME: NAME.img of the directory NAME, NAME.list of its files, both warm
+prep_set()
+{
+	[ -f "$1.img" ] || mkimg "$1.img" "$1"
+	(cd "$1" && find . -type f ! -name .done -print0) >"$1.list"
+	cat "$1.img" >/dev/null
+	(cd "$1" && xargs -0 cat <"../$1.list" >/dev/null)
+	sync
+}
+
+if wants tiny; then
+	for n in ${BENCH_TINY:-10000 40000 160000}; do
+		make_files "tiny$n" "$n" 1024 4096
+		prep_set "tiny$n"
+		cp "tiny$n.img" "tiny$n-sealed.img"
+		"$E" seal -q -a "tiny$n-sealed.img"
+		group "$n files of 1-4 KiB, all names on one command line (xargs)" \
+			"$(cd "tiny$n" && du -sb --apparent-size . | cut -f1)" <<EOF
+fsverity digest||cd tiny$n && xargs -0 fsverity digest <../tiny$n.list
+e2verity seal -a, in an image|cp tiny$n.img b.img && sync|$E seal -q -a b.img
+e2verity check||$E check tiny$n-sealed.img
+EOF
+	done
+fi
+
+if wants signed; then
+	ns=${BENCH_SIGNED:-5000}
+	[ -f sign.key ] || openssl req -x509 -newkey rsa:2048 -nodes -keyout sign.key -out sign.crt \
+		-days 3650 -subj /CN=e2verity-bench >/dev/null 2>&1
+	make_files "signed$ns" "$ns" 2000 2000
+	prep_set "signed$ns"
+	cp "signed$ns.img" "signed$ns-plain.img"
+	"$E" seal -q -a "signed$ns-plain.img"
+	cp "signed$ns.img" "signed$ns-signed.img"
+	"$E" seal -q -a --key=sign.key --cert=sign.crt "signed$ns-signed.img"
+	group "$ns files of 2 KB, signed with RSA-2048" \
+		"$(cd "signed$ns" && du -sb --apparent-size . | cut -f1)" <<EOF
+fsverity digest||cd signed$ns && xargs -0 fsverity digest <../signed$ns.list
+e2verity seal -a, unsigned|cp signed$ns.img b.img && sync|$E seal -q -a b.img
+e2verity seal -a --key, 1 thread|cp signed$ns.img b.img && sync|$E seal -q -a -j 1 --key=sign.key --cert=sign.crt b.img
+e2verity seal -a --key, 2 threads|cp signed$ns.img b.img && sync|$E seal -q -a -j 2 --key=sign.key --cert=sign.crt b.img
+e2verity check, unsigned||$E check signed$ns-plain.img
+e2verity check --cert||$E check --cert=sign.crt signed$ns-signed.img
+e2verity check --ca||$E check --ca=sign.crt signed$ns-signed.img
+EOF
+fi
+
+# Scaling: seconds and peak RSS per file of seal -a and check, as the file count grows
+if wants scale && [ -n "${BENCH_SCALE:-}" ]; then
+	echo
+	echo "files of 1 KiB: wall time and peak RSS of one run, per file"
+	printf '  %10s %14s %14s %14s %14s\n' files "seal us/file" "seal B/file" "check us/file" \
+		"check B/file"
+	for n in $BENCH_SCALE; do
+		make_files "scale$n" "$n" 1024 1024
+		prep_set "scale$n"
+		cp "scale$n.img" b.img
+		sync
+		/usr/bin/time -f '%e %M' -o res.seal "$E" seal -q -a b.img
+		/usr/bin/time -f '%e %M' -o res.check "$E" check b.img >/dev/null
+		read -r st sm <res.seal
+		read -r ct cm <res.check
+		printf '  %10d %14.1f %14d %14.1f %14d\n' "$n" "$(echo "$st * 1000000 / $n" | bc -l)" \
+			$((sm * 1024 / n)) "$(echo "$ct * 1000000 / $n" | bc -l)" $((cm * 1024 / n))
+	done
+fi
 rm -f b.img
+

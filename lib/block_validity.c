@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "block_validity.h"
-#include "extent_tree.h"
 
 /* One run of the zone: blocks [start, end), @ino's to name (0: nobody's) */
 struct e2v_zone_range {
@@ -82,7 +81,6 @@ static void e2v_zone_journal(ext2_filsys fs, e2v_zone_emit_fn emit, void *ctx)
 	struct e2v_journal_run r = { .emit = emit, .ctx = ctx, .jino = jino };
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
-	struct e2v_extent_tree t;
 
 	if (!ext2fs_has_feature_journal(fs->super) || !jino ||
 	    jino > fs->super->s_inodes_count || jino < EXT2_ROOT_INO)
@@ -90,19 +88,10 @@ static void e2v_zone_journal(ext2_filsys fs, e2v_zone_emit_fn emit, void *ctx)
 	if (ext2fs_read_inode_full(fs, jino, in, sizeof(inode)))
 		return;
 	r.num = e2v_div_round_up(EXT2_I_SIZE(in), fs->blocksize);
-	if (in->i_flags & EXT4_EXTENTS_FL) {
-		if (e2v_extent_tree_read(fs, jino, in, E2V_TREE_NO_ZONE, NULL, &t))
-			return;
-		for (size_t i = 0; i < t.nr && t.extents[i].lblk < r.num; i++) {
-			const struct e2v_extent *e = &t.extents[i];
-			blk64_t len = e->len < r.num - e->lblk ? e->len : r.num - e->lblk;
-
-			emit(ctx, e->pblk, len, jino);
-		}
-		e2v_extent_tree_free(&t);
-		return;
-	}
-	/* a block-mapped journal (made by old tools) */
+	/*
+	 * libext2fs walks extents and block maps alike; not e2v_extent_tree_read(),
+	 * which judges a tree against this very zone
+	 */
 	if (!ext2fs_block_iterate3(fs, jino, BLOCK_FLAG_DATA_ONLY | BLOCK_FLAG_READ_ONLY, NULL,
 				   e2v_journal_block, &r) &&
 	    r.len)

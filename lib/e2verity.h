@@ -609,11 +609,14 @@ struct e2verity_repair_result {
  * What e2fsck -p is to a filesystem: safe to run unattended.  The data is
  * hashed with the descriptor's parameters; only when the tree built from it
  * has exactly the descriptor's root hash are the stored tree blocks that
- * differ from it written over, in place (their fs blocks, proven the file's
- * own first).  The data, the descriptor, the signature, the digest and every
- * other block of the image stay as they were.  With a journal, one file's
- * blocks go into one transaction (several, each whole, only when they are
- * more than the journal holds).  A file whose tree matches is left alone
+ * differ from it written over (their fs blocks, proven the file's own
+ * first).  The data, the descriptor, the signature and the digest stay as
+ * they were.  With a journal, the blocks are written in place, one file's in
+ * one transaction (several, each whole, only when they are more than the
+ * journal holds).  Without one, no block the inode on disk points to may
+ * change (doc/unjournaled.md): the metadata region is written anew in free
+ * blocks, the descriptor's region copied byte for byte, and the inode's write
+ * switches the file to it.  A file whose tree matches is left alone
  * (@res->blocks_rewritten 0).
  *
  * Return: 0, E2VERITY_ET_REPAIR_DATA_MISMATCH (the data does not hash to the
@@ -659,6 +662,13 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
 /* e2verity_seal_opts.flags */
 #define E2VERITY_SEAL_IMMUTABLE 0x1 /* also set the immutable flag (the kernel never does) */
 #define E2VERITY_SEAL_FORCE 0x2	    /* reseal files that are sealed already, whatever their state */
+/*
+ * @sign may be called on the hashing threads of a batch, several calls at
+ * once: a small file's signature is then made where its tree is, and
+ * signing scales with the threads.  e2verity_sign_digest() with one signer
+ * allows it.
+ */
+#define E2VERITY_SEAL_SIGN_ANY_THREAD 0x4
 
 /*
  * Signs a file digest for the built-in signature stored after the descriptor.

@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* repair.c - check -p and -y: a damaged Merkle tree rewritten, a damaged file resealed to a trusted digest */
+/* repair.c - check -p and -y: damaged Merkle trees rewritten, damaged files resealed to trust */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "extent_renew.h"
 #include "measure.h"
 #include "past_eof.h"
+#include "seal_blocks.h"
+#include "seal_quota.h"
+#include "txn.h"
 
 /* copies of the blocks to write, kept from the first pass; past this the data is hashed twice */
 #define E2V_REPAIR_KEEP_MAX (64u << 20)
 /* parameter sets tried against a trusted digest: each costs one pass over the data */
 #define E2V_RESEAL_MAX_CANDIDATES 4
+
+/* A computed tree block that differs from the stored one: @offset in the stored tree */
+struct e2v_patch {
+	uint64_t offset;
+	uint8_t *block;
+};
 
 /* One file's tree being compared with, then written over by, the tree its data gives */
 struct e2v_tree_repair {
@@ -24,15 +34,12 @@ struct e2v_tree_repair {
 	uint8_t *bad;	     /* one bit per tree block: it differs from the computed one */
 	uint64_t nbad;
 	/* copies of the computed blocks that differ, in arrival order, while they fit */
-	struct e2v_patch {
-		uint64_t offset;
-		uint8_t *block;
-	} *patches;
+	struct e2v_patch *patches;
 	size_t npatches, cap;
 	uint64_t kept_bytes;
 	int overflow; /* copies dropped: the second pass writes as it hashes */
 	int writing;  /* the second pass */
-	errcode_t err;
+	int fits;     /* the journal holds every block to write in one transaction */
 };
 
 static errcode_t e2v_repair_read(void *ctx, void *buf, size_t count, uint64_t offset)
@@ -74,6 +81,24 @@ static errcode_t e2v_put_tree_block(struct e2v_tree_repair *r, uint64_t offset, 
 	return io_channel_write_blk64(fs->io, pblk, 1, r->fsblock);
 }
 
+/*
+ * Writes one Merkle block, committing first when the journal is full and the
+ * file's blocks could never fit in one transaction.
+ */
+static errcode_t e2v_put_in_room(struct e2v_tree_repair *r, uint64_t offset, const void *block)
+{
+	struct e2verity_txn *txn = r->opts->txn;
+	errcode_t err;
+
+	/* a few blocks of slack: the commit's own metadata */
+	if (!r->fits && e2verity_txn_room(txn) < 8) {
+		err = e2verity_txn_commit(txn);
+		if (err)
+			return err;
+	}
+	return e2v_put_tree_block(r, offset, block);
+}
+
 /* Each computed tree block: noted when it differs (first pass), written (second pass). */
 static errcode_t e2v_repair_sink(void *ctx, const void *block, size_t size, uint64_t offset)
 {
@@ -83,7 +108,7 @@ static errcode_t e2v_repair_sink(void *ctx, const void *block, size_t size, uint
 	errcode_t err;
 
 	if (r->writing)
-		return r->bad[t / 8] & (1 << (t % 8)) ? e2v_put_tree_block(r, offset, block) : 0;
+		return r->bad[t / 8] & (1 << (t % 8)) ? e2v_put_in_room(r, offset, block) : 0;
 	err = e2v_ext4_file_read(r->f, r->stored, r->bs, r->merkle_pos + offset);
 	if (err)
 		return err;
@@ -154,18 +179,72 @@ static errcode_t e2v_make_room(struct e2verity_txn *txn, uint64_t n, int *fits)
 }
 
 /* Writes the kept copies, committing between them when one transaction cannot hold them all. */
-static errcode_t e2v_write_patches(struct e2v_tree_repair *r, int fits)
+static errcode_t e2v_write_patches(struct e2v_tree_repair *r)
 {
-	struct e2verity_txn *txn = r->opts->txn;
 	errcode_t err = 0;
 
-	for (size_t i = 0; i < r->npatches && !err; i++) {
-		/* a few blocks of slack: the commit's own metadata */
-		if (!fits && e2verity_txn_room(txn) < 8)
-			err = e2verity_txn_commit(txn);
+	for (size_t i = 0; i < r->npatches && !err; i++)
+		err = e2v_put_in_room(r, r->patches[i].offset, r->patches[i].block);
+	return err;
+}
+
+/*
+ * Without a journal no block that the inode on disk points to is written
+ * over (doc/unjournaled.md): the metadata region is rebuilt in fresh blocks,
+ * the tree from the data, and what follows it (descriptor, signature, size
+ * word) copied byte for byte; the inode's one write then switches the file
+ * to them whole, and the old blocks are released after it.
+ */
+static errcode_t e2v_repair_fresh(struct e2v_tree_repair *r, const struct e2v_verity_meta *m,
+				  const struct e2verity_params *p, uint64_t tree_size,
+				  unsigned int ds)
+{
+	struct e2v_ext4_file *f = r->f;
+	ext2_filsys fs = f->fs;
+	const unsigned int bs = fs->blocksize;
+	const uint64_t rest = e2v_round_up(m->layout.merkle_pos + tree_size, bs);
+	const blk64_t first = m->layout.merkle_pos / bs, end = m->layout.end / bs;
+	struct ext2_inode *in = EXT2_INODE(&f->inode);
+	const blk64_t iblocks = ext2fs_get_stat_i_blocks(fs, in);
+	struct e2v_tree_writer w = { 0 };
+	struct e2verity_result got;
+	uint8_t *after = NULL;
+	errcode_t err, qerr;
+
+	after = malloc(m->layout.end - rest);
+	if (!after)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_ext4_file_read(f, after, m->layout.end - rest, rest);
+	if (!err)
+		err = e2v_extent_tree_renew(fs, f->ino, in);
+	if (!err)
+		err = e2v_ext4_file_reload(f);
+	if (!err)
+		err = e2v_punch_from(f, first);
+	if (!err)
+		err = e2v_alloc_range(f, first, end - first, 0);
+	if (!err)
+		err = e2v_tree_writer_init(&w, f, m->layout.merkle_pos, tree_size);
+	if (!err)
+		err = e2verity_compute_sparse(p, m->desc.data_size, e2v_repair_read,
+					      e2v_repair_seek, r, e2v_tree_writer_block, &w, &got);
+	/* the data cannot change under the image's lock: this is only the proof of it */
+	if (!err && memcmp(got.desc.root_hash, m->desc.root_hash, ds) != 0)
+		err = E2VERITY_ET_CORRUPT;
+	if (!err)
+		err = e2v_tree_writer_bytes(&w, after, m->layout.end - rest, rest);
+	if (!err)
+		err = e2v_tree_writer_flush(&w);
+	/* whatever the extent tree gained or lost is the owner's quota */
+	if (f->bounce) {
+		qerr = e2v_quota_charge_inode(
+			fs, &f->inode,
+			((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)iblocks) * 512);
 		if (!err)
-			err = e2v_put_tree_block(r, r->patches[i].offset, r->patches[i].block);
+			err = qerr;
 	}
+	e2v_tree_writer_free(&w);
+	free(after);
 	return err;
 }
 
@@ -202,7 +281,6 @@ errcode_t e2verity_repair_tree(ext2_filsys fs, ext2_ino_t ino,
 	const unsigned int fsbs = fs->blocksize;
 	blk64_t first, end, hole;
 	unsigned int ds;
-	int fits = 1;
 	errcode_t err;
 
 	err = e2v_repair_begin(fs, opts->reserved, sizeof(opts->reserved), res);
@@ -238,7 +316,7 @@ errcode_t e2verity_repair_tree(ext2_filsys fs, ext2_ino_t ino,
 	err = e2verity_descriptor_digest(&m.desc, res->digest);
 	if (err)
 		goto out;
-	/* every block to write is written, initialized, before the descriptor, and the file's own */
+	/* each block to write: mapped, initialized, before the descriptor, the file's own */
 	r.bs = p.block_size;
 	r.merkle_pos = m.layout.merkle_pos;
 	first = r.merkle_pos / fsbs;
@@ -271,11 +349,17 @@ errcode_t e2verity_repair_tree(ext2_filsys fs, ext2_ino_t ino,
 	}
 	if (!r.nbad)
 		goto out;
-	err = e2v_make_room(opts->txn, e2v_bad_fs_blocks(&r, got.geo.tree_blocks), &fits);
+	if (e2v_txn_unjournaled(fs)) {
+		err = e2v_repair_fresh(&r, &m, &p, got.geo.tree_size, ds);
+		if (!err)
+			res->blocks_rewritten = r.nbad;
+		goto out;
+	}
+	err = e2v_make_room(opts->txn, e2v_bad_fs_blocks(&r, got.geo.tree_blocks), &r.fits);
 	if (err)
 		goto out;
 	if (!r.overflow) {
-		err = e2v_write_patches(&r, fits);
+		err = e2v_write_patches(&r);
 	} else {
 		/* too many to keep: hashed again, each written as it comes */
 		r.writing = 1;
@@ -293,7 +377,7 @@ out:
 	return err;
 }
 
-/* ---- -y: reseal to a trusted digest ----------------------------------------------------------- */
+/* ---- -y: reseal to a trusted digest ------------------------------------------------ */
 
 /* One set of tree parameters the data is hashed with */
 struct e2v_candidate {
@@ -368,7 +452,8 @@ static errcode_t e2v_read_remnant(ext2_filsys fs, ext2_ino_t ino, struct e2v_rem
 		rm->salt_size = raw[3];
 		memcpy(rm->salt, raw + 80, raw[3]);
 	}
-	/* the signature follows; its size is the descriptor's, or all the room the size word gives */
+	/* the signature follows; its size is the descriptor's, or all the room the size word gives
+	 */
 	room = m.layout.desc_size - E2VERITY_DESCRIPTOR_SIZE;
 	rm->sig_size = e2v_get_le32(raw + 4) && e2v_get_le32(raw + 4) <= room
 			       ? e2v_get_le32(raw + 4)
@@ -500,7 +585,8 @@ static int e2v_keep_signature(const struct e2verity_repair_opts *o, const struct
 	if (!rm->sig_size)
 		return 0;
 	if (o->verifier)
-		return e2verity_verifier_verify(o->verifier, alg, digest, rm->sig, rm->sig_size) == 0;
+		return e2verity_verifier_verify(o->verifier, alg, digest, rm->sig, rm->sig_size) ==
+		       0;
 	return e2verity_signature_parse(rm->sig, rm->sig_size) == 0;
 }
 

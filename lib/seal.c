@@ -381,6 +381,10 @@ static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ah
 	if (j->params.salt_size)
 		memcpy(j->salt, j->params.salt, j->params.salt_size);
 	j->params.salt = j->salt;
+	if (opts->flags & E2VERITY_SEAL_SIGN_ANY_THREAD) {
+		j->sign = opts->sign;
+		j->sign_ctx = opts->sign_ctx;
+	}
 	/* inline data, holes only or not a regular file: nothing to gain or not ours */
 	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(opts->owners), j->ino, &f);
 	if (err)

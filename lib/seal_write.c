@@ -145,6 +145,7 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 	const uint8_t *sig = NULL;
 	size_t sig_size = 0;
 	blk64_t tree_end;
+	int ahead;
 	errcode_t err;
 
 	/*
@@ -172,7 +173,8 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 	err = e2v_tree_writer_init(&s->w, &s->f, plan->layout.merkle_pos, plan->geo.tree_size);
 	if (err)
 		return err;
-	if (e2v_ahead_matches(s->job, &s->p, plan->data_size)) {
+	ahead = e2v_ahead_matches(s->job, &s->p, plan->data_size);
+	if (ahead) {
 		err = e2v_ahead_replay(s->job, e2v_tree_writer_block, &s->w, &s->r);
 		if (!err && opts->progress)
 			opts->progress(opts->progress_ctx, plan->data_size, plan->data_size);
@@ -183,8 +185,17 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 	if (err)
 		return err;
 	if (opts->sign) {
-		err = opts->sign(opts->sign_ctx, s->p.hash_alg, s->r.digest, &s->own_sig,
-				 &sig_size);
+		if (ahead && s->job->sig) {
+			/* signed on the hashing thread */
+			s->own_sig = malloc(s->job->sig_size);
+			err = s->own_sig ? 0 : E2VERITY_ET_NO_MEMORY;
+			if (!err)
+				memcpy(s->own_sig, s->job->sig, s->job->sig_size);
+			sig_size = s->job->sig_size;
+		} else {
+			err = opts->sign(opts->sign_ctx, s->p.hash_alg, s->r.digest, &s->own_sig,
+					 &sig_size);
+		}
 		if (err)
 			return err;
 		sig = s->own_sig;

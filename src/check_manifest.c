@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_manifest.c - check --manifest and --require-sealed: the image against what the build meant */
+/* check_manifest.c - check --manifest and --require-sealed: the image against what the build meant
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -142,7 +143,7 @@ errcode_t e2v_check_manifest(struct e2v_check_cli *c, ext2_filsys fs)
 			if (r && !r->listed)
 				r->listed = &c->listing.v[i];
 			err = !r || e2v_compare(c, r, &c->listing.v[i], names.v[k].path) ? ENOMEM
-											   : 0;
+											 : 0;
 			i++;
 			k++;
 		}
@@ -165,7 +166,8 @@ int e2v_check_manifest_again(struct e2v_check_cli *c, struct e2v_checked *r)
 }
 
 /* One regular file the policy covers */
-static errcode_t e2v_require_one(struct e2v_check_cli *c, ext2_filsys fs, const struct e2v_target *t)
+static errcode_t e2v_require_one(struct e2v_check_cli *c, ext2_filsys fs,
+				 const struct e2v_target *t)
 {
 	struct ext2_inode inode;
 	struct e2v_checked *r;

@@ -1103,8 +1103,11 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	int status;
 
 	status = e2v_check_parse(cmd, argc, argv, &c);
-	if (status)
+	if (status) {
+		free(c.required);
+		free(c.excludes);
 		return status == E2V_CHECK_DONE ? FSCK_OK : status;
+	}
 	e2v_catch_signals();
 	status = e2v_check_image(&c, &st);
 	if (c.json)

@@ -216,8 +216,8 @@ static int e2v_diff_load(struct e2v_diff_cli *c, int side)
 	if (e2v_listing_read(c->names[side], &c->side[side]))
 		return -1;
 	if (c->side[side].nproblems) {
-		fprintf(stderr, "%s: the manifest '%s' cannot be trusted (%zu problems)\n", e2v_prog,
-			e2v_name(c->names[side]), c->side[side].nproblems);
+		fprintf(stderr, "%s: the manifest '%s' cannot be trusted (%zu problems)\n",
+			e2v_prog, e2v_name(c->names[side]), c->side[side].nproblems);
 		return -1;
 	}
 	return 0;
@@ -276,11 +276,12 @@ static void e2v_diff_walk(struct e2v_diff_cli *c, e2v_diff_fn fn, void *ctx)
 
 	while (i < o->n || k < n->n) {
 		int cmp = i == o->n ? 1 : k == n->n ? -1 : strcmp(o->v[i].path, n->v[k].path);
-		const struct e2v_listed *a = cmp <= 0 ? &o->v[i] : NULL, *b = cmp >= 0 ? &n->v[k] : NULL;
+		const struct e2v_listed *a = cmp <= 0 ? &o->v[i] : NULL,
+					*b = cmp >= 0 ? &n->v[k] : NULL;
 
 		fn(c,
-		   !a	      ? E2V_ADDED
-		   : !b	      ? E2V_REMOVED
+		   !a		    ? E2V_ADDED
+		   : !b		    ? E2V_REMOVED
 		   : e2v_same(a, b) ? E2V_UNCHANGED
 				    : E2V_CHANGED,
 		   a, b, ctx);

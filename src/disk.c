@@ -232,11 +232,13 @@ static errcode_t e2v_check_place(struct e2v_disk *d, int fd, uint64_t file_size,
 }
 
 /*
- * The expanded copy of the sparse image: made once per process (seal opens an
- * image for its pre-flight, its writing and its manifest) in a file without a
- * name in TMPDIR, which no kill leaves behind.
+ * The expanded copy of a sparse image, in a file without a name in TMPDIR,
+ * which no kill leaves behind.  The last one made is kept for the next open
+ * of the same, unchanged file (seal opens an image for its pre-flight, its
+ * writing and its manifest), and lives as long as a disk uses it.
  */
-static struct e2v_expanded {
+struct e2v_expanded {
+	unsigned int refs;
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -244,79 +246,97 @@ static struct e2v_expanded {
 	int fd;
 	char *name; /* what libext2fs opens: /proc/self/fd/N, or a named file */
 	struct e2v_sparse sp;
-} e2v_exp = { .fd = -1 };
+};
+static struct e2v_expanded *e2v_last;
 
-static void e2v_exp_drop(void)
+static void e2v_exp_put(struct e2v_expanded *x)
 {
-	if (e2v_exp.fd >= 0)
-		close(e2v_exp.fd);
-	if (e2v_exp.name && strncmp(e2v_exp.name, "/proc/", 6) != 0)
-		unlink(e2v_exp.name);
-	free(e2v_exp.name);
-	e2v_sparse_free(&e2v_exp.sp);
-	memset(&e2v_exp, 0, sizeof(e2v_exp));
-	e2v_exp.fd = -1;
+	if (!x || --x->refs)
+		return;
+	if (x->fd >= 0)
+		close(x->fd);
+	if (x->name && strncmp(x->name, "/proc/", 6) != 0)
+		unlink(x->name);
+	free(x->name);
+	e2v_sparse_free(&x->sp);
+	free(x);
 }
 
-static int e2v_exp_is(const struct stat *st)
+static void e2v_exp_forget_last(void)
 {
-	return e2v_exp.fd >= 0 && e2v_exp.dev == st->st_dev && e2v_exp.ino == st->st_ino &&
-	       e2v_exp.size == st->st_size && e2v_exp.mtime.tv_sec == st->st_mtim.tv_sec &&
-	       e2v_exp.mtime.tv_nsec == st->st_mtim.tv_nsec;
+	e2v_exp_put(e2v_last);
+	e2v_last = NULL;
 }
 
-static void e2v_exp_remember(const struct stat *st)
+static int e2v_exp_is(const struct e2v_expanded *x, const struct stat *st)
 {
-	e2v_exp.dev = st->st_dev;
-	e2v_exp.ino = st->st_ino;
-	e2v_exp.size = st->st_size;
-	e2v_exp.mtime = st->st_mtim;
+	return x && x->dev == st->st_dev && x->ino == st->st_ino && x->size == st->st_size &&
+	       x->mtime.tv_sec == st->st_mtim.tv_sec && x->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static void e2v_exp_remember(struct e2v_expanded *x, const struct stat *st)
+{
+	x->dev = st->st_dev;
+	x->ino = st->st_ino;
+	x->size = st->st_size;
+	x->mtime = st->st_mtim;
 }
 
 /* Checks the sparse image's chunks and the room in TMPDIR, then expands it. */
-static errcode_t e2v_sparse_load(int fd, const struct stat *st, char *why, size_t ws)
+static errcode_t e2v_sparse_load(int fd, const struct stat *st, struct e2v_expanded **ret,
+				 char *why, size_t ws)
 {
 	static int registered;
 	const char *tmpdir = e2v_tmpdir();
+	struct e2v_expanded *x;
 	struct statvfs vfs;
 	errcode_t err;
 
-	e2v_exp_drop();
-	if (!registered && atexit(e2v_exp_drop) == 0)
+	if (!registered && atexit(e2v_exp_forget_last) == 0)
 		registered = 1;
-	err = e2v_sparse_scan(fd, st->st_size, &e2v_exp.sp, why, ws);
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return ENOMEM;
+	x->refs = 1;
+	x->fd = -1;
+	err = e2v_sparse_scan(fd, st->st_size, &x->sp, why, ws);
 	if (err)
-		return err;
-	e2v_exp.fd = e2v_tmpfile(tmpdir, 0600, &e2v_exp.name);
-	if (e2v_exp.fd < 0) {
+		goto out;
+	x->fd = e2v_tmpfile(tmpdir, 0600, &x->name);
+	if (x->fd < 0) {
 		err = errno;
 		e2v_why(why, ws, " (no temporary file in '%s' to expand the sparse image into)",
 			e2v_name(tmpdir));
-		return err;
+		goto out;
 	}
 	/* what expanding writes is bounded by the chunks: the room for it is checked first */
-	if (fstatvfs(e2v_exp.fd, &vfs) == 0 &&
-	    e2v_exp.sp.data_bytes > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
+	if (fstatvfs(x->fd, &vfs) == 0 && x->sp.data_bytes > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
 		e2v_why(why, ws,
 			" (expanding the Android sparse image takes %llu bytes in '%s', which has "
 			"%llu free; TMPDIR chooses another place)",
-			(unsigned long long)e2v_exp.sp.data_bytes, e2v_name(tmpdir),
+			(unsigned long long)x->sp.data_bytes, e2v_name(tmpdir),
 			(unsigned long long)vfs.f_bavail * vfs.f_frsize);
-		e2v_exp_drop();
-		return ENOSPC;
+		err = ENOSPC;
+		goto out;
 	}
-	err = e2v_sparse_expand(fd, &e2v_exp.sp, e2v_exp.fd);
+	err = e2v_sparse_expand(fd, &x->sp, x->fd);
 	if (err) {
 		e2v_why(why, ws, " (expanding the sparse image into '%s')", e2v_name(tmpdir));
-		e2v_exp_drop();
+		goto out;
+	}
+	e2v_exp_remember(x, st);
+out:
+	if (err) {
+		e2v_exp_put(x);
 		return err;
 	}
-	e2v_exp_remember(st);
+	*ret = x;
 	return 0;
 }
 
 errcode_t e2v_disk_expand(struct e2v_disk *d, unsigned int how, char *why, size_t ws)
 {
+	struct e2v_expanded *x = NULL;
 	struct stat st;
 	errcode_t err = 0;
 	int fd;
@@ -338,44 +358,57 @@ errcode_t e2v_disk_expand(struct e2v_disk *d, unsigned int how, char *why, size_
 	fd = open(d->file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0) {
 		err = errno;
-	else if (!e2v_exp_is(&st))
-		err = e2v_sparse_load(fd, &st, why, ws);
+	} else if (e2v_exp_is(e2v_last, &st)) {
+		x = e2v_last;
+		x->refs++;
+	} else {
+		err = e2v_sparse_load(fd, &st, &x, why, ws);
+		if (!err) {
+			/* the one kept for later opens; a disk still using the last keeps it */
+			e2v_exp_forget_last();
+			e2v_last = x;
+			x->refs++;
+		}
+	}
 	close(fd);
-	/* the filesystem must end inside what the chunks expand to */
-	if (!err)
-		err = e2v_check_whole(e2v_exp.fd, e2v_exp.sp.blocks * e2v_exp.sp.block_size, why,
-				      ws);
 	if (err)
 		return err;
-	d->open_name = strdup(e2v_exp.name);
+	d->exp = x;
+	/* the filesystem must end inside what the chunks expand to */
+	err = e2v_check_whole(x->fd, x->sp.blocks * x->sp.block_size, why, ws);
+	if (err)
+		return err;
+	d->open_name = strdup(x->name);
 	return d->open_name ? 0 : ENOMEM;
 }
 
 errcode_t e2v_disk_write_back(struct e2v_disk *d)
 {
+	struct e2v_expanded *x = d->exp;
 	struct stat st;
 	errcode_t err;
 
-	if (!d->sparse || !d->out || e2v_exp.fd < 0)
+	if (!d->sparse || !d->out || !x)
 		return 0;
-	err = e2v_sparse_encode(e2v_exp.fd, &e2v_exp.sp, d->out);
+	err = e2v_sparse_encode(x->fd, &x->sp, d->out);
 	/* the new sparse image replaces the old one whole, or not at all */
 	if (!err)
 		err = e2v_outfile_commit(d->out);
 	e2v_outfile_abort(d->out);
 	/* the expanded copy is what the new file holds: later opens reuse it */
 	if (!err && stat(d->file, &st) == 0)
-		e2v_exp_remember(&st);
-	else
-		e2v_exp_drop();
+		e2v_exp_remember(x, &st);
+	else if (x == e2v_last)
+		e2v_exp_forget_last();
 	return err;
 }
 
-void e2v_disk_forget(void)
+void e2v_disk_forget(struct e2v_disk *d)
 {
-	e2v_exp_drop();
+	if (d->exp && d->exp == e2v_last)
+		e2v_exp_forget_last();
 }
 
 errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *partition, char *why,
@@ -454,6 +487,7 @@ out:
 
 void e2v_disk_free(struct e2v_disk *d)
 {
+	e2v_exp_put(d->exp);
 	if (d->out) {
 		e2v_outfile_abort(d->out);
 		free(d->out);

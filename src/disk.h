@@ -14,6 +14,7 @@ struct e2v_disk {
 	int partno;	       /* the partition chosen, or 0 */
 	int sparse;	       /* an Android sparse image: e2v_disk_expand() makes its copy */
 	struct e2v_outfile *out; /* written to: where the sparse image goes back */
+	struct e2v_expanded *exp; /* the copy of a sparse image (disk.c) */
 };
 
 /*
@@ -50,8 +51,8 @@ errcode_t e2v_disk_expand(struct e2v_disk *d, unsigned int how, char *why, size_
  * its mode, owner, group and extended attributes.
  */
 errcode_t e2v_disk_write_back(struct e2v_disk *d);
-/* Drops the copy of a sparse image (after an abandoned write): the next open expands it anew. */
-void e2v_disk_forget(void);
+/* After an abandoned write: the next open expands the sparse image anew. */
+void e2v_disk_forget(struct e2v_disk *d);
 void e2v_disk_free(struct e2v_disk *d);
 
 #endif /* E2VERITY_DISK_H */

@@ -293,7 +293,7 @@ errcode_t e2v_image_close(struct e2v_image *img)
 				img->what = img->name;
 				err = e2v_disk_write_back(img->disk);
 			} else {
-				e2v_disk_forget();
+				e2v_disk_forget(img->disk);
 			}
 		}
 	}

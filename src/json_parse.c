@@ -161,7 +161,8 @@ static int e2v_jstring(struct e2v_jparser *jp, char **out, size_t *out_len)
 
 		if (c < 0x20) {
 			free(buf);
-			return e2v_jfail(jp, "control byte 0x%02x in a string (it must be escaped)", c);
+			return e2v_jfail(jp, "control byte 0x%02x in a string (it must be escaped)",
+					 c);
 		}
 		if (c != '\\') {
 			n = e2v_utf8_seq(jp->p);

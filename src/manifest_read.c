@@ -292,16 +292,15 @@ static int e2v_json_entry(struct e2v_listing *l, size_t *cap, const struct e2v_j
 	     e2verity_hash_alg_by_name(alg->str)->num != e.alg))
 		why = "\"hash_algorithm\" is not the digest's";
 	if (!why && bs) {
-		if (bs->type != E2V_JNUMBER || e2v_parse_u64(bs->str, E2VERITY_MAX_BLOCK_SIZE, &v) ||
+		if (bs->type != E2V_JNUMBER ||
+		    e2v_parse_u64(bs->str, E2VERITY_MAX_BLOCK_SIZE, &v) ||
 		    v < E2VERITY_MIN_BLOCK_SIZE || (v & (v - 1)))
 			why = "\"block_size\" is not a power of 2 from 1024 to 65536";
 		else
 			e.block_size = v;
 	}
 	if (!why && salt) {
-		n = salt->type == E2V_JSTRING
-			    ? e2v_hex2bin(salt->str, e.salt, sizeof(e.salt))
-			    : -1;
+		n = salt->type == E2V_JSTRING ? e2v_hex2bin(salt->str, e.salt, sizeof(e.salt)) : -1;
 		if (n < 0)
 			why = "\"salt\" is not hex of at most 32 bytes";
 		e.salt_size = n < 0 ? 0 : n;
@@ -396,7 +395,8 @@ int e2v_listing_read(const char *name, struct e2v_listing *l)
 		return -1;
 	}
 	/* one path twice: which digest is meant would be a guess */
-	qsort(l->v, l->n, sizeof(*l->v), e2v_listed_cmp);
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), e2v_listed_cmp);
 	for (size_t i = 1; i < l->n; i++)
 		if (strcmp(l->v[i].path, l->v[i - 1].path) == 0 &&
 		    e2v_listing_problem(l, E2VERITY_PR_MANIFEST_DUPLICATE, l->v[i].line,

@@ -34,6 +34,8 @@ errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 		return err;
 	c->opts.sign = e2v_sign_cb;
 	c->opts.sign_ctx = c->signer;
+	/* one loaded key signs on every hashing thread at once (OpenSSL 3 keys are shared read-only) */
+	c->opts.flags |= E2VERITY_SEAL_SIGN_ANY_THREAD;
 	c->opts.sig_size_max = sig_size + 16;
 	return 0;
 }

@@ -228,4 +228,25 @@ for img in j.img nj.img; do
 	same "$img: /ok sealed again as the manifest says" $? 0
 	check "$img: e2fsck -fn clean" fsck_clean u.img
 done
+
+# a tree larger than the journal (16 MiB) and than the copies -p keeps (64 MiB): an 8 GiB sparse
+# file's 16517 tree blocks, nearly all zeroed, are rewritten in several commits, hashed twice
+mkdir huge
+truncate -s $((8 * 1024 * 1024 * 1024 + 4096)) huge/h
+printf abc | dd of=huge/h bs=1 seek=12345 conv=notrunc status=none
+mkimg h.img huge 200M -b 4096 || exit 1
+"$E2VERITY" seal -q h.img /h || fail "seal of the 8 GiB file"
+fsverity digest --out-merkle-tree=tree.h huge/h >/dev/null
+hpos=$(metadata_pos $((8 * 1024 * 1024 * 1024 + 4096)))
+first=$(img_offset h.img /h "$hpos")
+# one run of blocks on disk, so that one dd zeroes the tree's and nothing else
+[ "$(img_offset h.img /h $((hpos + 16499 * 4096)))" -eq $((first + 16499 * 4096)) ] ||
+	fail "the 8 GiB file's tree is not contiguous on disk"
+dd if=/dev/zero of=h.img bs=4096 seek=$((first / 4096)) count=16500 conv=notrunc status=none
+"$E2VERITY" check -p h.img >out 2>&1
+same "16500 tree blocks zeroed: exit 1" $? 1
+check "16500 tree blocks zeroed: said" grep -q 'repaired: 16500 of 16517 Merkle tree blocks' out
+"$E2VERITY" dump h.img /h merkle_tree | cmp -s - tree.h
+same "the 8 GiB file's tree is fsverity-utils' again" $? 0
+check "e2fsck -fn clean after several commits" fsck_clean h.img
 finish

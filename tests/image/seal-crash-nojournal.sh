@@ -105,4 +105,11 @@ cp base.img sealed.img
 [ "$(debugfs -R 'ex /four' sealed.img 2>/dev/null | grep -c '^ *0/ *1 ')" -gt 0 ] ||
 	fail "sealed /four has no extent leaf block"
 cut_writes "unseal" sealed.img unseal
+
+# check -p (trees flipped) and -y (a descriptor zeroed too) on the sealed image, cut at every write:
+# each file as damaged or repaired whole, never half (tests/image/repair-cuts-lib.sh)
+. "$top_srcdir/tests/image/repair-cuts-lib.sh"
+repair_setup sealed.img
+repair_cuts "check -p" preen "kill fail term" -p
+repair_cuts "check -y" preen "kill fail term" -y --manifest=want.all
 finish

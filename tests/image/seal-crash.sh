@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# seal-crash.sh - a seal and an unseal cut at every write (killed, or the write failing):
+# seal-crash.sh - a seal, an unseal, check -p and check -y cut at every write (killed, or the write failing):
 # after e2fsck's journal replay the image is clean and each file is sealed and right, or untouched
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/image/image-lib.sh"
@@ -73,4 +73,11 @@ cut_writes "seal" base.img seal -q
 cp base.img sealed.img
 "$E2VERITY" seal -q sealed.img $FILES || fail "seal for the unseal cuts"
 cut_writes "unseal" sealed.img unseal
+
+# check -p (trees flipped) and -y (a descriptor zeroed too) on the sealed image, cut at every write:
+# each file as damaged or repaired whole, never half (tests/image/repair-cuts-lib.sh)
+. "$top_srcdir/tests/image/repair-cuts-lib.sh"
+repair_setup sealed.img
+repair_cuts "check -p" replay "kill fail" -p
+repair_cuts "check -y" replay "kill fail" -y --manifest=want.all
 finish

@@ -262,6 +262,8 @@ START_TEST(test_opts_reserved)
 	struct e2verity_seal_result res;
 	struct e2verity_result digest;
 	struct e2verity_batch *batch;
+	struct e2verity_repair_opts ro;
+	struct e2verity_repair_result rr;
 	ext2_ino_t ino = EXT2_ROOT_INO;
 
 	for (unsigned int i = 0; i < sizeof(co.reserved) / sizeof(co.reserved[0]); i++) {
@@ -285,6 +287,14 @@ START_TEST(test_opts_reserved)
 		ck_assert_int_eq(e2verity_seal_batch_new(fs, &so, &ino, 1, &batch),
 				 E2VERITY_ET_RESERVED_NOT_ZERO);
 		ck_assert_ptr_null(batch);
+	}
+	for (unsigned int i = 0; i < sizeof(ro.reserved) / sizeof(ro.reserved[0]); i++) {
+		ro = (struct e2verity_repair_opts){ 0 };
+		ro.reserved[i] = 1;
+		ck_assert_int_eq(e2verity_repair_tree(fs, ino, &ro, &rr),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_repair_reseal(fs, ino, &ro, &rr),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
 	}
 	/* the nested tree parameters follow e2verity_params' rule */
 	so = (struct e2verity_seal_opts){ 0 };
