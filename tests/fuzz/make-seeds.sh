@@ -76,8 +76,18 @@ variant metadata-truncated "punch /a 65 65"
 cp base sig-malformed
 poke sig-malformed 66564 '\020'
 poke sig-malformed 67580 '\020\001'
+# tree-depth1: /f with 8 one-block extents (every other block of 15, sealed), so its root is an
+# index over a leaf node in a block: mutations reach every check of the extent tree walker
+truncate -s 64K tree-depth1
+mke2fs -q -F -t ext4 -b 1024 -N 16 -O verity,^has_journal,^resize_inode tree-depth1 64K
+det f 15360
+{
+	echo "write f f"
+	for _i in 1 3 5 7 9 11 13; do echo "punch /f $_i $_i"; done
+} | debugfs -w -f - tree-depth1 >/dev/null 2>&1
+"$E" seal -q --block-size=1024 tree-depth1 /f 2>/dev/null
 for f in size-last-4k size-last-64k claimed-2tib meta-block0 meta-other-file meta-oversized \
-	encrypt-no-feature metadata-truncated sig-malformed; do
+	encrypt-no-feature metadata-truncated sig-malformed tree-depth1; do
 	cp "$f" "$out/image/$f"
 done
 ls -l "$out"/*
