@@ -174,9 +174,15 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 			return err;
 		ver = own;
 	}
-	/* without a certificate it can still be one the kernel refuses whatever its keys */
-	err = e2v_signature_check(m->desc.hash_algorithm, file->digest, m->sig, m->desc.sig_size,
-				  ver, &rep);
+	if (e2v_ahead_judged(c->ahead, ver, m->desc.hash_algorithm, file->digest,
+			     file->digest_size, m->sig, m->desc.sig_size)) {
+		rep = c->ahead->verify_rep;
+		err = 0;
+	} else {
+		/* without a certificate it can still be one the kernel refuses whatever its keys */
+		err = e2v_signature_check(m->desc.hash_algorithm, file->digest, m->sig,
+					  m->desc.sig_size, ver, &rep);
+	}
 	e2verity_verifier_free(own);
 	if (err)
 		return err;
