@@ -160,6 +160,9 @@ static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 	if (!j->err && j->sign)
 		j->err = j->sign(j->sign_ctx, j->params.hash_alg, j->res.digest, &j->sig,
 				 &j->sig_size);
+	if (!j->err && j->ima_sign)
+		j->err = j->ima_sign(j->ima_ctx, j->params.hash_alg, j->res.digest, &j->ima_value,
+				     &j->ima_len);
 	/* and so does verifying one: check --cert would otherwise do it on the libext2fs thread */
 	if (!j->err && j->verify)
 		j->verified = !e2v_signature_check(j->verify_alg, j->verify_digest, j->sig,
@@ -216,6 +219,9 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	j->sig_size = 0;
 	free(j->meta);
 	j->meta = NULL;
+	free(j->ima_value);
+	j->ima_value = NULL;
+	j->ima_len = 0;
 	j->held = 0;
 }
 

@@ -139,6 +139,7 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 {
 	struct e2verity_batch *batch = NULL;
 	struct e2verity_verifier *own = NULL;
+	struct e2verity_ima_verifier *own_ima = NULL;
 	struct e2verity_owners *own_map = NULL;
 	struct e2verity_check_opts o;
 	ext2_ino_t *inos = NULL;
@@ -156,6 +157,12 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 		if (err)
 			return err;
 		o.verifier = own;
+	}
+	if (!o.ima_verifier && o.ima_certfile) {
+		err = e2verity_ima_verifier_load(o.ima_certfile, &own_ima);
+		if (err)
+			goto out;
+		o.ima_verifier = own_ima;
 	}
 	opts = &o;
 	/* the sizes too, so that progress is a share of the whole image's data */
@@ -188,5 +195,6 @@ out:
 	free(inos);
 	free(sizes);
 	e2verity_verifier_free(own);
+	e2verity_ima_verifier_free(own_ima);
 	return err;
 }

@@ -82,11 +82,68 @@ static int e2v_fs_kernel(const struct e2v_seal_cli *c, ext2_filsys fs)
 	return 0;
 }
 
-static const char *e2v_action_word(enum e2verity_seal_action a)
+static const char *e2v_action_word(const struct e2v_seal_cli *c,
+				   const struct e2verity_seal_plan *p)
 {
-	return a == E2VERITY_SEAL_SKIP	   ? "already sealed, skip"
-	       : a == E2VERITY_SEAL_RESEAL ? "reseal"
-					   : "seal";
+	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_WRITE)
+		return c->ima_only ? "write security.ima of" : "already sealed, write security.ima of";
+	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_REPLACE)
+		return c->ima_only ? "replace security.ima of"
+				   : "already sealed, replace security.ima of";
+	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_KEEP)
+		return c->ima_only ? "keep security.ima of"
+				   : "already sealed with this security.ima, skip";
+	return p->action == E2VERITY_SEAL_SKIP	   ? "already sealed, skip"
+	       : p->action == E2VERITY_SEAL_RESEAL ? "reseal"
+						   : "seal";
+}
+
+/* what a file to (re)seal does with its security.ima, for the dry run's line */
+static const char *e2v_ima_words(const struct e2verity_seal_plan *p)
+{
+	if (p->action == E2VERITY_SEAL_SKIP)
+		return "";
+	switch (p->ima) {
+	case E2VERITY_IMA_WRITE:
+		return ", with security.ima";
+	case E2VERITY_IMA_REPLACE:
+		return ", replacing its security.ima";
+	case E2VERITY_IMA_REMOVE:
+		return ", removing its security.ima if the digest changes";
+	default:
+		return "";
+	}
+}
+
+/* whether a plan writes anything */
+static int e2v_plan_writes(const struct e2verity_seal_plan *p)
+{
+	return p->action != E2VERITY_SEAL_SKIP || p->ima == E2VERITY_IMA_WRITE ||
+	       p->ima == E2VERITY_IMA_REPLACE;
+}
+
+/* -n --ima-only without a key: the pre-flight plans security.ima, nothing signs it */
+static errcode_t e2v_no_ima_sign(void *ctx, unsigned int alg, const uint8_t *digest,
+				 uint8_t **value, size_t *len)
+{
+	(void)ctx;
+	(void)alg;
+	(void)digest;
+	*value = NULL;
+	*len = 0;
+	return E2VERITY_ET_SIGN;
+}
+
+/* ... and a file that has one already is left out of the list, unless --force replaces it */
+static int e2v_no_ima_keep(void *ctx, unsigned int alg, const uint8_t *digest,
+			   const uint8_t *value, size_t len)
+{
+	(void)ctx;
+	(void)alg;
+	(void)digest;
+	(void)value;
+	(void)len;
+	return 1;
 }
 
 /*
@@ -94,17 +151,18 @@ static const char *e2v_action_word(enum e2verity_seal_action a)
  * is written.  Returns 0 when sealing may go ahead.
  */
 static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
-			      const struct e2v_selection *sel, struct e2v_seal_brief *plans,
+			      const struct e2v_selection *sel, struct e2verity_seal_plan *plans,
 			      int *work)
 {
-	struct e2verity_seal_plan plan;
 	uint64_t need = 0, freed = 0, avail = ext2fs_free_blocks_count(fs->super);
 	unsigned int bad = 0;
 	errcode_t err;
 
 	*work = 0;
 	for (size_t i = 0; i < sel->n; i++) {
-		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plan);
+		/* the callbacks of values made elsewhere find the file's by its index */
+		c->index = i;
+		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plans[i]);
 		if (err) {
 			e2v_error(err, "while checking '%s'%s", e2v_name(sel->v[i].path),
 				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino)
@@ -112,14 +170,13 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 			bad++;
 			continue;
 		}
-		plans[i].data_size = plan.data_size;
-		plans[i].action = plan.action;
-		need += plan.blocks_needed;
-		freed += plan.blocks_freed;
-		if (plan.action != E2VERITY_SEAL_SKIP)
+		need += plans[i].blocks_needed;
+		freed += plans[i].blocks_freed;
+		if (e2v_plan_writes(&plans[i]))
 			*work = 1;
 		if (c->w.dry_run && !c->w.quiet)
-			e2v_seal_list(sel, i, e2v_action_word(plan.action), plan.blocks_needed);
+			e2v_seal_list(sel, i, e2v_action_word(c, &plans[i]), plans[i].blocks_needed,
+				      e2v_ima_words(&plans[i]));
 	}
 	if (bad || sel->errors)
 		return E2V_EXIT_FAILURE;
@@ -140,7 +197,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	struct e2v_seal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
-	struct e2v_seal_brief *plans = NULL;
+	struct e2verity_seal_plan *plans = NULL;
 	struct e2v_image pre = { 0 };
 	struct e2verity_owners *owners = NULL;
 	ext2_filsys fs = NULL;
@@ -174,6 +231,16 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	/* a manifest that cannot be written is found out before the image is */
 	if (e2v_seal_manifest_open(&c) != E2V_EXIT_OK)
 		goto out;
+	if (c.ima_so.keyfile && e2v_seal_ima_signer(&c))
+		goto out;
+	if (c.ima_sigsrc && e2v_ima_detached_open(&c))
+		goto out;
+	/* -n --ima-only --for-ima-sig without a key: nothing is signed, what to sign is listed */
+	if (c.ima_only && !c.opts.ima_sign) {
+		c.opts.ima_sign = e2v_no_ima_sign;
+		c.opts.ima_keep = c.w.force ? NULL : e2v_no_ima_keep;
+		c.opts.ima_size_max = E2VERITY_IMA_MAX_SIZE;
+	}
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
 	err = e2v_write_image_open(&pre, &c.w, 1);
 	if (err) {
@@ -205,6 +272,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_select_run(&sel, fs, c.w.image, "seals", &c.w.sel, c.w.verbose);
 	if (status != E2V_EXIT_OK)
 		goto out;
+	if (c.ima_only)
+		e2v_ima_only_filter(&c, fs, &sel);
 	if (!sel.n && !sel.errors) {
 		/* -r on an empty directory, or everything excluded: nothing to do is no failure */
 		if (!c.w.quiet)
@@ -224,6 +293,11 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		if (status != E2V_EXIT_OK)
 			goto out;
 	}
+	if (c.ima_sigsrc) {
+		status = e2v_ima_detached_load(&c, &sel);
+		if (status != E2V_EXIT_OK)
+			goto out;
+	}
 	/* one scan of every inode proves what each seal writes into its file's alone */
 	err = e2verity_owners_scan(fs, &owners);
 	if (err) {
@@ -235,11 +309,13 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_seal_preflight(&c, fs, &sel, plans, &work);
 	if (status == E2V_EXIT_OK && c.detached)
 		status = e2v_detached_verify(&c, fs, &sel, plans);
+	if (status == E2V_EXIT_OK && c.ima_detached)
+		status = e2v_ima_detached_verify(&c, fs, &sel, plans);
 	if (status != E2V_EXIT_OK)
 		goto out;
 	if (c.w.dry_run) {
 		if (c.manifest) {
-			status = e2v_seal_digests(&c, fs, &sel);
+			status = e2v_seal_digests(&c, fs, &sel, plans);
 			if (status == E2V_EXIT_OK)
 				status = e2v_seal_manifest_write(&c, 0);
 		}
@@ -247,15 +323,14 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			status = E2V_EXIT_FAILURE;
 		goto out;
 	}
-	/* nothing to write: the plans are made again for the digests, from the read-only handle */
-	if (!work)
-		status = e2v_seal_report_skips(&c, fs, &sel);
 	/* the map is the read-only handle's: the writes make their own */
 	c.opts.owners = NULL;
 	e2verity_owners_free(owners);
 	owners = NULL;
 	e2v_image_close(&pre);
-	if (work)
+	if (!work)
+		e2v_seal_report_skips(&c, &sel, plans);
+	else
 		status = e2v_seal_write(&c, &sel, plans);
 	/* a stopped run's summary counts them already */
 	if (status == E2V_EXIT_OK)

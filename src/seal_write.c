@@ -74,7 +74,7 @@ static errcode_t e2v_seal_commit(struct e2v_seal_cli *c, const struct e2v_select
 
 /* The writing phase; the pre-flight has passed. */
 int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-		   const struct e2v_seal_brief *plans)
+		   const struct e2verity_seal_plan *plans)
 {
 	struct e2v_seal_run run = { 0 };
 	struct e2verity_owners *owners = NULL;
