@@ -160,6 +160,13 @@ static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 	if (!j->err && j->sign)
 		j->err = j->sign(j->sign_ctx, j->params.hash_alg, j->res.digest, &j->sig,
 				 &j->sig_size);
+	if (!j->err && j->ima_sign)
+		j->err = j->ima_sign(j->ima_ctx, j->params.hash_alg, j->res.digest, &j->ima_value,
+				     &j->ima_len);
+	/* and so does verifying one: check --cert would otherwise do it on the libext2fs thread */
+	if (!j->err && j->verify)
+		j->verified = !e2v_signature_check(j->verify_alg, j->verify_digest, j->sig,
+						   j->sig_size, j->verifier, &j->verify_rep);
 }
 
 static void *e2v_ahead_main(void *arg)
@@ -210,6 +217,9 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	free(j->sig);
 	j->sig = NULL;
 	j->sig_size = 0;
+	free(j->ima_value);
+	j->ima_value = NULL;
+	j->ima_len = 0;
 	j->held = 0;
 }
 
@@ -334,6 +344,16 @@ int e2v_ahead_matches(const struct e2v_ahead_job *j, const struct e2verity_param
 	return j && j->size == size && j->params.hash_alg == p->hash_alg &&
 	       j->params.block_size == p->block_size && j->params.salt_size == p->salt_size &&
 	       (!p->salt_size || memcmp(j->salt, p->salt, p->salt_size) == 0);
+}
+
+int e2v_ahead_judged(const struct e2v_ahead_job *j, const struct e2verity_verifier *ver,
+		     unsigned int alg, const uint8_t *digest, size_t digest_size, const uint8_t *sig,
+		     size_t sig_size)
+{
+	return j && j->verified && j->verifier == ver && j->verify_alg == alg &&
+	       digest_size <= sizeof(j->verify_digest) &&
+	       memcmp(j->verify_digest, digest, digest_size) == 0 && j->sig_size == sig_size &&
+	       memcmp(j->sig, sig, sig_size) == 0;
 }
 
 /*

@@ -4,6 +4,7 @@
 #define E2VERITY_AHEAD_H
 
 #include "ext4_file.h"
+#include "verify.h"
 
 /* One file to hash: what the prepare callback fills in, then the result. */
 struct e2v_ahead_job {
@@ -20,6 +21,17 @@ struct e2v_ahead_job {
 	/* signs the digest on the hashing thread too, when set: E2VERITY_SEAL_SIGN_ANY_THREAD */
 	e2verity_sign_fn sign;
 	void *sign_ctx;
+	/* and its security.ima value: E2VERITY_SEAL_IMA_SIGN_ANY_THREAD */
+	e2verity_sign_fn ima_sign;
+	void *ima_ctx;
+	/*
+	 * check: judges the stored signature @sig (copied) over @verify_digest
+	 * on the hashing thread too, when set, with @verifier (or NULL)
+	 */
+	int verify;
+	const struct e2verity_verifier *verifier;
+	unsigned int verify_alg;
+	uint8_t verify_digest[E2VERITY_MAX_DIGEST_SIZE];
 	int skip; /* not hashed ahead: the caller does it itself */
 	int held; /* handed to the caller, not yet given back */
 	int state;
@@ -28,8 +40,12 @@ struct e2v_ahead_job {
 	errcode_t err;
 	int tail_zero; /* the bytes after EOF in the last block are zeros on disk */
 	struct e2verity_result res;
-	uint8_t *sig; /* malloc()ed, from @sign */
+	uint8_t *sig; /* malloc()ed: made by @sign, or the stored one to judge */
 	size_t sig_size;
+	uint8_t *ima_value; /* malloc()ed, from @ima_sign */
+	size_t ima_len;
+	int verified; /* @verify_rep holds the verdict */
+	struct e2v_sig_report verify_rep;
 	uint8_t *tree;
 	uint64_t *offsets;
 	size_t nblocks, cap;
@@ -64,6 +80,14 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j); /* NULL is fine */
 /* 1 if @j hashed @size bytes with the parameters of @p (validated) */
 int e2v_ahead_matches(const struct e2v_ahead_job *j, const struct e2verity_params *p,
 		      uint64_t size);
+
+/*
+ * 1 if @j judged signature @sig of @sig_size bytes over @digest (of
+ * @digest_size bytes, for @alg) with @ver: then @j->verify_rep is the verdict
+ */
+int e2v_ahead_judged(const struct e2v_ahead_job *j, const struct e2verity_verifier *ver,
+		     unsigned int alg, const uint8_t *digest, size_t digest_size, const uint8_t *sig,
+		     size_t sig_size);
 
 /* Hands the tree blocks of @j to @tree as e2verity_compute() would have, and its result. */
 errcode_t e2v_ahead_replay(const struct e2v_ahead_job *j, e2verity_tree_fn tree, void *tree_ctx,

@@ -61,12 +61,13 @@ out:
 /* The prepare callback of the batch: the tree parameters the descriptor names. */
 static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ahead_job *j)
 {
+	const struct e2verity_check_opts *opts = ctx;
 	struct e2v_ext4_file f;
 	struct e2v_verity_meta m = { 0 };
 	errcode_t err;
 
 	/* what the kernel would not open is for the caller's thread to diagnose */
-	err = e2v_open_sealed(fs, e2v_owners_zone(ctx), j->ino, &f, &m);
+	err = e2v_open_sealed(fs, e2v_owners_zone(opts->owners), j->ino, &f, &m);
 	if (err)
 		return err;
 	j->params = (struct e2verity_params){
@@ -83,6 +84,22 @@ static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_a
 		j->nr_extents = f.nr_extents;
 		f.extents = NULL;
 	}
+	/*
+	 * The signature is judged on the hashing thread too (an RSA
+	 * verification costs more than hashing a small file); the caller's
+	 * thread takes the verdict if it reads the same descriptor and bytes.
+	 */
+	if (!err && m.sig && (opts->verifier || (!opts->certfile && !opts->cafile)) &&
+	    !e2verity_descriptor_digest(&m.desc, j->verify_digest)) {
+		j->sig = malloc(m.desc.sig_size);
+		if (j->sig) {
+			memcpy(j->sig, m.sig, m.desc.sig_size);
+			j->sig_size = m.desc.sig_size;
+			j->verify_alg = m.desc.hash_algorithm;
+			j->verifier = opts->verifier;
+			j->verify = 1;
+		}
+	}
 	e2v_verity_meta_free(&m);
 	e2v_ext4_file_close(&f);
 	return err;
@@ -93,6 +110,7 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 {
 	struct e2verity_batch *batch = NULL;
 	struct e2verity_verifier *own = NULL;
+	struct e2verity_ima_verifier *own_ima = NULL;
 	struct e2verity_owners *own_map = NULL;
 	struct e2verity_check_opts o;
 	struct ext2_inode inode;
@@ -110,6 +128,12 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 		if (err)
 			return err;
 		o.verifier = own;
+	}
+	if (!o.ima_verifier && o.ima_certfile) {
+		err = e2verity_ima_verifier_load(o.ima_certfile, &own_ima);
+		if (err)
+			goto out;
+		o.ima_verifier = own_ima;
 	}
 	opts = &o;
 	err = e2verity_list_verity_inodes(fs, &inos, &n);
@@ -135,7 +159,7 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 	}
 	/* small files are hashed a few files ahead, on other threads, as seal does */
 	err = e2v_ahead_new(fs, inos, n, opts->threads, e2v_check_prepare_ahead,
-			    (void *)opts->owners, &batch);
+			    (void *)opts, &batch);
 	if (err)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
@@ -151,5 +175,6 @@ out:
 	e2verity_owners_free(own_map);
 	free(inos);
 	e2verity_verifier_free(own);
+	e2verity_ima_verifier_free(own_ima);
 	return err;
 }

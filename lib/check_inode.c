@@ -174,9 +174,15 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 			return err;
 		ver = own;
 	}
-	/* without a certificate it can still be one the kernel refuses whatever its keys */
-	err = e2v_signature_check(m->desc.hash_algorithm, file->digest, m->sig, m->desc.sig_size,
-				  ver, &rep);
+	if (e2v_ahead_judged(c->ahead, ver, m->desc.hash_algorithm, file->digest,
+			     file->digest_size, m->sig, m->desc.sig_size)) {
+		rep = c->ahead->verify_rep;
+		err = 0;
+	} else {
+		/* without a certificate it can still be one the kernel refuses whatever its keys */
+		err = e2v_signature_check(m->desc.hash_algorithm, file->digest, m->sig,
+					  m->desc.sig_size, ver, &rep);
+	}
 	e2verity_verifier_free(own);
 	if (err)
 		return err;
@@ -216,6 +222,81 @@ static errcode_t e2v_check_kernel(struct e2v_check *c, struct e2v_ext4_file *f,
 	if (!need || need > o->min_kernel)
 		return e2v_report_values(c, E2VERITY_PR_KERNEL_TREE_BLOCK, tbs, page, 0);
 	return 0;
+}
+
+/* Whether security.ima is looked at: the IMA options ask for it */
+static int e2v_wants_ima(const struct e2verity_check_opts *o)
+{
+	return o->ima_verifier || o->ima_certfile || o->require_ima;
+}
+
+/*
+ * security.ima as the kernel's appraisal judges it under a verity sigv3
+ * policy: there, an fs-verity signature, by a key of the keyring, of this
+ * digest.  Without certificates, its form only.
+ */
+static errcode_t e2v_check_ima(struct e2v_check *c)
+{
+	const struct e2verity_check_opts *o = c->opts;
+	struct e2verity_check_file *file = c->file;
+	struct e2verity_ima_verifier *own = NULL;
+	const struct e2verity_ima_verifier *v = o->ima_verifier;
+	struct e2verity_finding fi = { 0 };
+	struct e2verity_ima_sig h;
+	uint8_t *value = NULL;
+	size_t len;
+	errcode_t err;
+
+	if (!e2v_wants_ima(o))
+		return 0;
+	err = e2verity_ima_get(c->fs, file->ino, &value, &len);
+	if (err == E2VERITY_ET_IMA_NONE)
+		return o->require_ima ? e2v_report_values(c, E2VERITY_PR_IMA_MISSING, 0, 0, 0) : 0;
+	if (err == E2VERITY_ET_NO_MEMORY)
+		return err;
+	if (err) {
+		fi.err = err;
+		return e2v_report(c, E2VERITY_PR_IMA_UNREADABLE, &fi);
+	}
+	err = e2verity_ima_parse(value, len, &h);
+	if (err == E2VERITY_ET_IMA_NOT_VERITY) {
+		file->ima = E2VERITY_CHECK_IMA_OTHER;
+		err = e2v_report_values(c, E2VERITY_PR_IMA_NOT_VERITY, h.type, 0, 0);
+		goto out;
+	}
+	if (err) {
+		file->ima = E2VERITY_CHECK_IMA_MALFORMED;
+		err = e2v_report_values(c, E2VERITY_PR_IMA_MALFORMED, len, 0, 0);
+		goto out;
+	}
+	file->ima = E2VERITY_CHECK_IMA_VERITY;
+	file->ima_key_id = h.key_id;
+	c->stats->ima_files++;
+	/* a certificate that cannot be read fails the call, as for built-in signatures */
+	if (!v && o->ima_certfile) {
+		err = e2verity_ima_verifier_load(o->ima_certfile, &own);
+		if (err)
+			goto out;
+		v = own;
+	}
+	if (!v)
+		goto out;
+	err = e2verity_ima_verify(v, file->desc.hash_algorithm, file->digest, value, len);
+	switch (err) {
+	case 0:
+		file->ima_verified = 1;
+		break;
+	case E2VERITY_ET_IMA_UNKNOWN_KEY:
+		err = e2v_report_values(c, E2VERITY_PR_IMA_UNKNOWN_KEY, h.key_id, 0, 0);
+		break;
+	case E2VERITY_ET_IMA_MISMATCH:
+		err = e2v_report_values(c, E2VERITY_PR_IMA_MISMATCH, h.key_id, 0, 0);
+		break;
+	}
+out:
+	e2verity_ima_verifier_free(own);
+	free(value);
+	return err;
 }
 
 static int e2v_is_decode_error(errcode_t err)
@@ -292,6 +373,8 @@ static errcode_t e2v_check_file(struct e2v_check *c, struct e2v_ext4_file *f)
 		err = e2v_check_kernel(c, f, &m.desc);
 		if (!err)
 			err = e2v_check_signature(c, &m);
+		if (!err)
+			err = e2v_check_ima(c);
 	}
 out:
 	e2v_verity_meta_free(&m);

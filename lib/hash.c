@@ -2,6 +2,7 @@
 /* hash.c - SHA-256/SHA-512 through OpenSSL EVP or SHA-NI, with a precomputed salted state */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/evp.h>
@@ -57,29 +58,63 @@ const struct e2verity_hash_alg *e2verity_hash_alg_by_name(const char *name)
 }
 
 /*
- * Fetch explicitly: the implicit fetch behind EVP_sha256() repeats a provider
- * lookup on every EVP_DigestInit, which costs more than hashing a 4K block.
+ * Fetch explicitly, once per process: the implicit fetch behind EVP_sha256()
+ * repeats a provider lookup (and takes a global lock) on every
+ * EVP_DigestInit, and so does EVP_MD_fetch() itself; either costs more than
+ * hashing a 4K block, or a descriptor.  Kept until exit: the table is
+ * reachable, never a leak.
  */
+static const char *const e2v_md_names[E2V_MD_COUNT] = {
+	[E2V_MD_SHA1] = "SHA1",	    [E2V_MD_SHA224] = "SHA224", [E2V_MD_SHA256] = "SHA256",
+	[E2V_MD_SHA384] = "SHA384", [E2V_MD_SHA512] = "SHA512",
+};
+static EVP_MD *e2v_mds[E2V_MD_COUNT];
+static pthread_once_t e2v_mds_once = PTHREAD_ONCE_INIT;
+
+static void e2v_mds_fetch(void)
+{
+	for (int i = 0; i < E2V_MD_COUNT; i++)
+		e2v_mds[i] = EVP_MD_fetch(NULL, e2v_md_names[i], NULL);
+}
+
+const EVP_MD *e2v_evp_md(enum e2v_md which)
+{
+	if ((unsigned int)which >= E2V_MD_COUNT)
+		return NULL;
+	pthread_once(&e2v_mds_once, e2v_mds_fetch);
+	return e2v_mds[which];
+}
+
 static EVP_MD *e2v_fetch(const struct e2verity_hash_alg *alg)
 {
-	return EVP_MD_fetch(NULL, alg->num == E2VERITY_HASH_SHA256 ? "SHA256" : "SHA512", NULL);
+	EVP_MD *md = (EVP_MD *)e2v_evp_md(alg->num == E2VERITY_HASH_SHA256 ? E2V_MD_SHA256
+									  : E2V_MD_SHA512);
+
+	/* the hasher frees its own reference */
+	return md && EVP_MD_up_ref(md) ? md : NULL;
 }
 
 errcode_t e2verity_hash_buf(unsigned int alg_num, const void *data, size_t len, uint8_t *out)
 {
 	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(alg_num);
-	EVP_MD *md;
-	errcode_t ret = 0;
+	const EVP_MD *md;
 
 	if (!alg)
 		return E2VERITY_ET_BAD_HASH_ALG;
-	md = e2v_fetch(alg);
+	/* a descriptor is 256 bytes: SHA-NI takes whole 64-byte blocks */
+	if (len % 64 == 0 && e2v_want_ni(alg)) {
+		struct e2v_sha256_mid mid;
+
+		e2v_sha256_ni_init(&mid, NULL);
+		e2v_sha256_ni_x1(&mid, data, len, out);
+		return 0;
+	}
+	md = e2v_evp_md(alg->num == E2VERITY_HASH_SHA256 ? E2V_MD_SHA256 : E2V_MD_SHA512);
 	if (!md)
 		return E2VERITY_ET_CRYPTO;
 	if (!EVP_Digest(data, len, out, NULL, md, NULL))
-		ret = E2VERITY_ET_CRYPTO;
-	EVP_MD_free(md);
-	return ret;
+		return E2VERITY_ET_CRYPTO;
+	return 0;
 }
 
 errcode_t e2v_hasher_new(unsigned int alg_num, const uint8_t *salt, unsigned int salt_size,

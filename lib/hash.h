@@ -3,7 +3,18 @@
 #ifndef E2VERITY_HASH_H
 #define E2VERITY_HASH_H
 
+#include <openssl/evp.h>
+
 #include "private.h"
+
+enum e2v_md { E2V_MD_SHA1, E2V_MD_SHA224, E2V_MD_SHA256, E2V_MD_SHA384, E2V_MD_SHA512,
+	      E2V_MD_COUNT };
+
+/*
+ * The digest @which, fetched from the default provider once for the process
+ * and shared by every thread; NULL if the provider has none.
+ */
+const EVP_MD *e2v_evp_md(enum e2v_md which);
 
 /* A hasher owns the salted initial state of one file's Merkle tree. */
 struct e2verity_hasher;

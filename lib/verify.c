@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 
+#include "hash.h"
 #include "log.h"
 #include "pkcs7.h"
 #include "sign.h"
@@ -146,19 +148,27 @@ static uint64_t e2v_int_value(struct e2v_span v)
 	return x;
 }
 
+/* fetched once (hash.c): the implicit fetch of EVP_sha256() costs a provider lookup each use */
+static const EVP_MD *e2v_md_fetched(enum e2v_md which, const EVP_MD *implicit)
+{
+	const EVP_MD *md = e2v_evp_md(which);
+
+	return md ? md : implicit;
+}
+
 static const EVP_MD *e2v_md(enum e2v_oid hash)
 {
 	switch (hash) {
 	case E2V_OID_SHA1:
-		return EVP_sha1();
+		return e2v_md_fetched(E2V_MD_SHA1, EVP_sha1());
 	case E2V_OID_SHA224:
-		return EVP_sha224();
+		return e2v_md_fetched(E2V_MD_SHA224, EVP_sha224());
 	case E2V_OID_SHA256:
-		return EVP_sha256();
+		return e2v_md_fetched(E2V_MD_SHA256, EVP_sha256());
 	case E2V_OID_SHA384:
-		return EVP_sha384();
+		return e2v_md_fetched(E2V_MD_SHA384, EVP_sha384());
 	case E2V_OID_SHA512:
-		return EVP_sha512();
+		return e2v_md_fetched(E2V_MD_SHA512, EVP_sha512());
 	default:
 		return NULL;
 	}
@@ -195,7 +205,9 @@ static int e2v_ksig_digest(struct e2v_ksig *sig, int prefix, const uint8_t *data
 /* public_key_verify_signature(): 0, or -1 where the kernel fails it */
 static int e2v_pk_verify(const struct e2v_kcert *key, const struct e2v_ksig *sig)
 {
+	OSSL_PARAM params[3];
 	EVP_PKEY_CTX *ctx;
+	unsigned int n = 0;
 	int ok;
 
 	/* the signature's algorithm must be the key's; the hash one the akcipher takes */
@@ -215,10 +227,20 @@ static int e2v_pk_verify(const struct e2v_kcert *key, const struct e2v_ksig *sig
 			return -1;
 		}
 	}
+	/*
+	 * PKCS#1 v1.5 and the digest as parameters of the init: the ctrl
+	 * calls that say the same are translated into them one by one, which
+	 * costs a fifth of a verification
+	 */
+	params[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
+						       (char *)EVP_MD_get0_name(e2v_md(sig->hash)), 0);
+	if (!key->key_ec)
+		params[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE,
+							       (char *)OSSL_PKEY_RSA_PAD_MODE_PKCSV15,
+							       0);
+	params[n] = OSSL_PARAM_construct_end();
 	ctx = EVP_PKEY_CTX_new(key->pkey, NULL);
-	ok = ctx && EVP_PKEY_verify_init(ctx) == 1 &&
-	     (key->key_ec || EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) == 1) &&
-	     EVP_PKEY_CTX_set_signature_md(ctx, e2v_md(sig->hash)) == 1 &&
+	ok = ctx && EVP_PKEY_verify_init_ex(ctx, params) == 1 &&
 	     EVP_PKEY_verify(ctx, sig->s.p, sig->s.len, sig->digest, sig->digest_len) == 1;
 	EVP_PKEY_CTX_free(ctx);
 	return ok ? 0 : -1;

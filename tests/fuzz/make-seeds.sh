@@ -32,6 +32,23 @@ for opts in "" "--hash-alg=sha512" "--block-size=1024 --salt=0011" "--block-size
 	n=$((n + 1))
 done
 head -c 20 "$out/signature/sig-0" >"$out/signature/truncated"
+# what the kernel's PKCS#7 rules read beyond fsverity sign's shape (issue 24): a CA-issued EC
+# signer's certificate carried, signed attributes, a CMS subject key identifier signer, BER
+openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 1 -subj /CN=seed-ca \
+	-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign >/dev/null 2>&1
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key -out leaf.csr \
+	-subj /CN=seed-leaf >/dev/null 2>&1
+printf '%s\n' subjectKeyIdentifier=hash authorityKeyIdentifier=keyid >leaf.ext
+openssl x509 -req -in leaf.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile leaf.ext \
+	-out leaf.crt >/dev/null 2>&1
+"$E" sign big "$out/signature/sig-ca" --key=leaf.key --cert=leaf.crt >/dev/null
+fsverity digest --for-builtin-sig --compact big | xxd -r -p >signed.bin
+openssl smime -sign -binary -outform der -signer cert.pem -inkey key.pem -in signed.bin \
+	-out "$out/signature/sig-attrs"
+openssl cms -sign -binary -noattr -nocerts -keyid -outform der -signer cert.pem -inkey key.pem \
+	-in signed.bin -out "$out/signature/sig-keyid"
+"$(dirname "$E")/tests/helpers/pkcs7-edit" "$out/signature/sig-0" "$out/signature/sig-ber" \
+	ber-indefinite=signed-data ber-prim=signer trailing=00
 # the layout arithmetic reads 8-byte fields at 0, 8, 16: sizes near 2^64
 printf '\234\377\377\377\377\377\377\377\0\0\0\0\0\0\0\0\0\0\1\0\0\0\0\0\0\1\0\0\2' \
 	>"$out/descriptor/layout-near-2e64"

@@ -63,13 +63,16 @@ while [ "$cases" -lt "$COUNT" ]; do
 	: >plan
 	unused=" $(echo $names) "
 	while [ "$unused" != " " ] && [ "$cases" -lt "$COUNT" ]; do
-		# a class, then a file it applies to; some pairs do not apply (no signature, no tree)
+		# a class, then a file it applies to (some do not: no signature, no tree), so that every
+		# class is drawn as often, whatever it needs
 		tries=0 rc=1
-		while [ "$rc" -eq 1 ] && [ "$tries" -lt 40 ]; do
+		while [ "$rc" -eq 1 ] && [ "$tries" -lt 80 ]; do
+			if [ $((tries % 16)) -eq 0 ]; then
+				# shellcheck disable=SC2086
+				dl_pick $DL_CLASSES
+				class=$DL_W
+			fi
 			tries=$((tries + 1))
-			# shellcheck disable=SC2086
-			dl_pick $DL_CLASSES
-			class=$DL_W
 			# shellcheck disable=SC2086
 			dl_pick $unused
 			name=$DL_W
