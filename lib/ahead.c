@@ -360,51 +360,6 @@ int e2v_ahead_judged(const struct e2v_ahead_job *j, const struct e2verity_verifi
 	       memcmp(j->sig, sig, sig_size) == 0;
 }
 
-/*
- * Opens the file that holds the filesystem, and says where in it the
- * filesystem starts.  The device name may carry e2fsprogs' io options
- * ("FILE?offset=BYTES", as the image door names an image inside a disk);
- * any other option, or a superblock that is not the one libext2fs read,
- * means the data cannot be found by pread(): -1, and the caller hashes
- * through libext2fs as usual.
- */
-static int e2v_ahead_open(ext2_filsys fs, uint64_t *base)
-{
-	struct ext2_super_block sb;
-	char *name, *opts;
-	int fd = -1;
-
-	*base = 0;
-	name = strdup(fs->device_name);
-	if (!name)
-		return -1;
-	opts = strchr(name, '?');
-	if (opts) {
-		char *end;
-
-		*opts++ = 0;
-		if (strncmp(opts, "offset=", 7) != 0 || opts[7] < '0' || opts[7] > '9')
-			goto out;
-		errno = 0;
-		*base = strtoull(opts + 7, &end, 10);
-		if (errno || *end)
-			goto out;
-	}
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto out;
-	/* the same filesystem as libext2fs opened, or nothing */
-	if (pread(fd, &sb, sizeof(sb), *base + SUPERBLOCK_OFFSET) != (ssize_t)sizeof(sb) ||
-	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||
-	    memcmp(sb.s_uuid, fs->super->s_uuid, sizeof(sb.s_uuid)) != 0) {
-		close(fd);
-		fd = -1;
-	}
-out:
-	free(name);
-	return fd;
-}
-
 errcode_t e2v_ahead_new(ext2_filsys fs, const ext2_ino_t *inos, size_t count, unsigned int threads,
 			e2v_ahead_prepare_fn prepare, void *ctx, struct e2verity_batch **ret)
 {
@@ -417,7 +372,7 @@ errcode_t e2v_ahead_new(ext2_filsys fs, const ext2_ino_t *inos, size_t count, un
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return E2VERITY_ET_NO_MEMORY;
-	a->fd = e2v_ahead_open(fs, &a->base);
+	a->fd = e2v_image_open(fs, &a->base);
 	if (a->fd < 0) {
 		free(a);
 		return 0;

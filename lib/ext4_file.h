@@ -35,7 +35,28 @@ struct e2v_ext4_file {
 	uint64_t base;
 	/* read directly: a small metadata region, read whole at its first use */
 	uint8_t *meta;
+	/* e2v_ext4_file_map_bytes(): the image mapped read-only, window by window */
+	struct e2v_window *windows;
+	size_t nwindows, map_last; /* map_last: the window of the last request */
+	int map_state; /* 0: not tried yet; 1: @map_fd is open; -1: not possible */
+	int map_fd, map_own;
+	uint64_t map_base, map_size; /* where the filesystem starts, and the file's size */
 };
+
+/*
+ * Opens the file that holds @fs read-only, the same filesystem libext2fs
+ * opened (its superblock and UUID), and says where in it the filesystem
+ * starts (e2fsprogs' "FILE?offset=BYTES"); -1 if it cannot.
+ */
+int e2v_image_open(ext2_filsys fs, uint64_t *base);
+
+/*
+ * The @count bytes at byte @offset of the file's data in place, in a
+ * read-only mapping of the image kept until the file is closed, when they
+ * are whole blocks of one initialized extent; otherwise NULL (read them).
+ * Only for data nobody writes while the file is open.
+ */
+const void *e2v_ext4_file_map_bytes(struct e2v_ext4_file *f, size_t count, uint64_t offset);
 
 /*
  * Opens an inode for reading.  Fails with E2VERITY_ET_NOT_REGULAR,

@@ -159,7 +159,8 @@ static errcode_t e2v_collect(struct e2v_builder *b, struct e2verity_workers *wor
  * other threads, the next chunk is read while they hash the last one.
  */
 static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2verity_read_fn read,
-			       e2verity_seek_data_fn seek, void *read_ctx, struct e2v_scratch *keep)
+			       e2verity_seek_data_fn seek, e2v_map_fn map, void *read_ctx,
+			       struct e2v_scratch *keep)
 {
 	const unsigned int bs = b->p->block_size;
 	uint64_t chunk_size = e2v_round_up(data_size, bs);
@@ -206,6 +207,7 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 		goto out;
 	}
 	while (pos < data_size || pending) {
+		const uint8_t *src = bufs[cur];
 		size_t len = 0, nblocks = 0;
 
 		/* bufs[cur] is never the one being hashed */
@@ -230,15 +232,23 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 			}
 			len = data_size - pos < chunk_size ? data_size - pos : chunk_size;
 			nblocks = e2v_div_round_up(len, bs);
-			err = read(read_ctx, bufs[cur], len, pos);
-			if (err)
-				goto out;
-			/* a partial last block is hashed zero-padded */
-			memset(bufs[cur] + len, 0, nblocks * bs - len);
+			/* a partial last block is hashed zero-padded: that one is read */
+			if (map && len % bs == 0)
+				src = map(read_ctx, len, pos);
+			else
+				src = NULL;
+			/* not in place (or a cancel): the read says why, if anything is wrong */
+			if (!src) {
+				src = bufs[cur];
+				err = read(read_ctx, bufs[cur], len, pos);
+				if (err)
+					goto out;
+				memset(bufs[cur] + len, 0, nblocks * bs - len);
+			}
 		}
 		err = e2v_collect(b, workers, digests, &pending);
 		if (!err && nblocks)
-			err = e2v_workers_start(workers, active, b->hasher, bufs[cur], nblocks, bs,
+			err = e2v_workers_start(workers, active, b->hasher, src, nblocks, bs,
 						digests);
 		if (err)
 			goto out;
@@ -292,6 +302,15 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 			   e2verity_tree_fn tree, void *tree_ctx, struct e2verity_result *res,
 			   struct e2v_scratch *keep)
 {
+	return e2v_compute_mapped(params, data_size, read, seek, NULL, read_ctx, tree, tree_ctx,
+				  res, keep);
+}
+
+errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data_size,
+			     e2verity_read_fn read, e2verity_seek_data_fn seek, e2v_map_fn map,
+			     void *read_ctx, e2verity_tree_fn tree, void *tree_ctx,
+			     struct e2verity_result *res, struct e2v_scratch *keep)
+{
 	struct e2verity_params p = *params;
 	struct e2v_builder b = { 0 };
 	const struct e2verity_hash_alg *alg;
@@ -322,7 +341,7 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 			goto out;
 		}
 	}
-	err = e2v_hash_data(&b, data_size, read, seek, read_ctx, keep);
+	err = e2v_hash_data(&b, data_size, read, seek, map, read_ctx, keep);
 	if (err)
 		goto out;
 	/* Flush the partial blocks, lowest level first: each feeds the next. */

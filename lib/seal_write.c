@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merkle.h"
 #include "ahead.h"
 #include "extent_renew.h"
 #include "ima_xattr.h"
@@ -289,8 +290,9 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 		if (!err && opts->progress)
 			opts->progress(opts->progress_ctx, plan->data_size, plan->data_size);
 	} else {
-		err = e2verity_compute_sparse(&s->p, plan->data_size, e2v_seal_read, e2v_seal_seek,
-					      &rd, e2v_tree_writer_block, &s->w, &s->r);
+		err = e2v_compute_mapped(&s->p, plan->data_size, e2v_seal_read, e2v_seal_seek,
+					 e2v_seal_map, &rd, e2v_tree_writer_block, &s->w, &s->r,
+					 NULL);
 	}
 	if (err)
 		return err;
