@@ -146,10 +146,14 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 			goto out;
 		total += EXT2_I_SIZE(&inode);
 	}
-	/* one scan of every inode proves every file's blocks past EOF its own */
+	/*
+	 * One scan of every inode proves every file's blocks past EOF its own.
+	 * Bitmaps that cannot be read leave the damaged files only to be proven,
+	 * each with a scan of its own: the files are checked all the same.
+	 */
 	if (n && !o.owners) {
 		err = e2verity_owners_scan(fs, &own_map);
-		if (err)
+		if (err == E2VERITY_ET_NO_MEMORY || err == EXT2_ET_NO_MEMORY)
 			goto out;
 		o.owners = own_map;
 	}

@@ -50,6 +50,10 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "has the encrypt flag but the filesystem lacks the encrypt feature: nothing in it can be "
 	  "encrypted, and the flag would hide it from checking",
 	  0 },
+	{ E2VERITY_PR_CASEFOLD_NO_FEATURE, "CASEFOLD_NO_FEATURE", E,
+	  "has the casefold flag but the filesystem lacks the casefold feature: the kernel refuses "
+	  "to load the inode",
+	  0 },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
 	  "descriptor size word at offset %o reads %v, should be %x", V | X | O },
