@@ -42,6 +42,8 @@ struct e2v_ahead_job {
 	struct e2verity_result res;
 	uint8_t *sig; /* malloc()ed: made by @sign, or the stored one to judge */
 	size_t sig_size;
+	/* check: the metadata region of @extents and @size, read whole by the prepare callback */
+	uint8_t *meta;
 	uint8_t *ima_value; /* malloc()ed, from @ima_sign */
 	size_t ima_len;
 	int verified; /* @verify_rep holds the verdict */
