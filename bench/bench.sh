@@ -42,11 +42,13 @@ if [ -n "$1" ]; then W=$1; mkdir -p "$W"; else W=$(mktemp -d); trap 'rm -rf "$W"
 W=$(cd "$W" && pwd)
 cd "$W"
 
-# mkimg IMG DIR: an ext4 image of DIR with room for the metadata
+# mkimg IMG DIR: an ext4 image of DIR with room for the metadata (a block or more per file)
 mkimg()
 {
 	mb=$(du -sm "$2" | cut -f1)
-	mke2fs -q -F -t ext4 -b 4096 -O verity -d "$2" "$1" $((mb + mb / 4 + 128))M >/dev/null
+	nf=$(find "$2" | wc -l)
+	mke2fs -q -F -t ext4 -b 4096 -O verity -N $((nf + nf / 4 + 1024)) -d "$2" "$1" \
+		$((mb + mb / 4 + nf * 5 / 1024 + 128))M >/dev/null
 }
 
 # wants GROUP: BENCH_ONLY is empty or names it (the sparse file goes with big)

@@ -160,6 +160,9 @@ static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 	if (!j->err && j->sign)
 		j->err = j->sign(j->sign_ctx, j->params.hash_alg, j->res.digest, &j->sig,
 				 &j->sig_size);
+	if (!j->err && j->ima_sign)
+		j->err = j->ima_sign(j->ima_ctx, j->params.hash_alg, j->res.digest, &j->ima_value,
+				     &j->ima_len);
 	/* and so does verifying one: check --cert would otherwise do it on the libext2fs thread */
 	if (!j->err && j->verify)
 		j->verified = !e2v_signature_check(j->verify_alg, j->verify_digest, j->sig,
@@ -214,6 +217,11 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	free(j->sig);
 	j->sig = NULL;
 	j->sig_size = 0;
+	free(j->meta);
+	j->meta = NULL;
+	free(j->ima_value);
+	j->ima_value = NULL;
+	j->ima_len = 0;
 	j->held = 0;
 }
 
@@ -249,6 +257,8 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 			free(j->extents);
 			j->extents = NULL;
 			j->nr_extents = 0;
+			free(j->meta);
+			j->meta = NULL;
 		} else {
 			j->state = E2V_JOB_QUEUED;
 			a->bytes += j->size;
@@ -452,6 +462,8 @@ void e2v_ahead_free(struct e2verity_batch *a)
 		pthread_join(a->threads[i], NULL);
 	for (size_t i = 0; i < E2V_AHEAD_MAX_JOBS; i++) {
 		free(a->ring[i].extents);
+		free(a->ring[i].meta);
+		free(a->ring[i].sig);
 		free(a->ring[i].tree);
 		free(a->ring[i].offsets);
 	}

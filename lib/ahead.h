@@ -21,6 +21,9 @@ struct e2v_ahead_job {
 	/* signs the digest on the hashing thread too, when set: E2VERITY_SEAL_SIGN_ANY_THREAD */
 	e2verity_sign_fn sign;
 	void *sign_ctx;
+	/* and its security.ima value: E2VERITY_SEAL_IMA_SIGN_ANY_THREAD */
+	e2verity_sign_fn ima_sign;
+	void *ima_ctx;
 	/*
 	 * check: judges the stored signature @sig (copied) over @verify_digest
 	 * on the hashing thread too, when set, with @verifier (or NULL)
@@ -39,6 +42,10 @@ struct e2v_ahead_job {
 	struct e2verity_result res;
 	uint8_t *sig; /* malloc()ed: made by @sign, or the stored one to judge */
 	size_t sig_size;
+	/* check: the metadata region of @extents and @size, read whole by the prepare callback */
+	uint8_t *meta;
+	uint8_t *ima_value; /* malloc()ed, from @ima_sign */
+	size_t ima_len;
 	int verified; /* @verify_rep holds the verdict */
 	struct e2v_sig_report verify_rep;
 	uint8_t *tree;

@@ -9,15 +9,20 @@
 #include "measure.h"
 #include "past_eof.h"
 
-errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t *count)
+/* every verity inode, and its i_size in *@sizes when @sizes (for progress) */
+static errcode_t e2v_list_verity(ext2_filsys fs, ext2_ino_t **inos, uint64_t **sizes,
+				 size_t *count)
 {
 	struct ext2_inode_large inode;
 	ext2_inode_scan scan = NULL;
 	ext2_ino_t ino, *v = NULL;
+	uint64_t *sz = NULL;
 	size_t n = 0, cap = 0;
 	errcode_t err;
 
 	*inos = NULL;
+	if (sizes)
+		*sizes = NULL;
 	*count = 0;
 	err = ext2fs_open_inode_scan(fs, 0, &scan);
 	if (err)
@@ -45,17 +50,37 @@ errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t 
 				goto out;
 			}
 			v = nv;
+			if (sizes) {
+				uint64_t *ns = realloc(sz, cap * sizeof(*sz));
+
+				if (!ns) {
+					err = E2VERITY_ET_NO_MEMORY;
+					goto out;
+				}
+				sz = ns;
+			}
 		}
+		if (sizes)
+			sz[n] = EXT2_I_SIZE(EXT2_INODE(&inode));
 		v[n++] = ino;
 	}
 	err = 0;
 	*inos = v;
+	if (sizes)
+		*sizes = sz;
 	*count = n;
 	v = NULL;
+	sz = NULL;
 out:
 	free(v);
+	free(sz);
 	ext2fs_close_inode_scan(scan);
 	return err;
+}
+
+errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t *count)
+{
+	return e2v_list_verity(fs, inos, NULL, count);
 }
 
 /* The prepare callback of the batch: the tree parameters the descriptor names. */
@@ -67,7 +92,8 @@ static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_a
 	errcode_t err;
 
 	/* what the kernel would not open is for the caller's thread to diagnose */
-	err = e2v_open_sealed(fs, e2v_owners_zone(opts->owners), j->ino, &f, &m);
+	err = e2v_open_sealed_fd(fs, e2v_owners_zone(opts->owners), j->ino, j->fd, j->base, &f,
+				 &m);
 	if (err)
 		return err;
 	j->params = (struct e2verity_params){
@@ -83,6 +109,9 @@ static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_a
 		j->extents = f.extents;
 		j->nr_extents = f.nr_extents;
 		f.extents = NULL;
+		/* read once: the caller's thread takes it rather than read it again */
+		j->meta = f.meta;
+		f.meta = NULL;
 	}
 	/*
 	 * The signature is judged on the hashing thread too (an RSA
@@ -110,10 +139,11 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 {
 	struct e2verity_batch *batch = NULL;
 	struct e2verity_verifier *own = NULL;
+	struct e2verity_ima_verifier *own_ima = NULL;
 	struct e2verity_owners *own_map = NULL;
 	struct e2verity_check_opts o;
-	struct ext2_inode inode;
 	ext2_ino_t *inos = NULL;
+	uint64_t *sizes = NULL;
 	uint64_t total = 0, done = 0;
 	size_t n;
 	errcode_t err;
@@ -128,21 +158,27 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 			return err;
 		o.verifier = own;
 	}
-	opts = &o;
-	err = e2verity_list_verity_inodes(fs, &inos, &n);
-	if (err)
-		goto out;
-	/* the sizes first, so that progress is a share of the whole image's data */
-	for (size_t i = 0; i < n; i++) {
-		err = ext2fs_read_inode(fs, inos[i], &inode);
+	if (!o.ima_verifier && o.ima_certfile) {
+		err = e2verity_ima_verifier_load(o.ima_certfile, &own_ima);
 		if (err)
 			goto out;
-		total += EXT2_I_SIZE(&inode);
+		o.ima_verifier = own_ima;
 	}
-	/* one scan of every inode proves every file's blocks past EOF its own */
+	opts = &o;
+	/* the sizes too, so that progress is a share of the whole image's data */
+	err = e2v_list_verity(fs, &inos, &sizes, &n);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		total += sizes[i];
+	/*
+	 * One scan of every inode proves every file's blocks past EOF its own.
+	 * Bitmaps that cannot be read leave the damaged files only to be proven,
+	 * each with a scan of its own: the files are checked all the same.
+	 */
 	if (n && !o.owners) {
 		err = e2verity_owners_scan(fs, &own_map);
-		if (err)
+		if (err == E2VERITY_ET_NO_MEMORY || err == EXT2_ET_NO_MEMORY)
 			goto out;
 		o.owners = own_map;
 	}
@@ -152,17 +188,17 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 	if (err)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		err = ext2fs_read_inode(fs, inos[i], &inode);
-		if (!err)
-			err = e2v_check_one(fs, inos[i], opts, stats, done, total, batch);
+		err = e2v_check_one(fs, inos[i], opts, stats, done, total, batch);
 		if (err)
 			goto out;
-		done += EXT2_I_SIZE(&inode);
+		done += sizes[i];
 	}
 out:
 	e2v_ahead_free(batch);
 	e2verity_owners_free(own_map);
 	free(inos);
+	free(sizes);
 	e2verity_verifier_free(own);
+	e2verity_ima_verifier_free(own_ima);
 	return err;
 }

@@ -224,6 +224,81 @@ static errcode_t e2v_check_kernel(struct e2v_check *c, struct e2v_ext4_file *f,
 	return 0;
 }
 
+/* Whether security.ima is looked at: the IMA options ask for it */
+static int e2v_wants_ima(const struct e2verity_check_opts *o)
+{
+	return o->ima_verifier || o->ima_certfile || o->require_ima;
+}
+
+/*
+ * security.ima as the kernel's appraisal judges it under a verity sigv3
+ * policy: there, an fs-verity signature, by a key of the keyring, of this
+ * digest.  Without certificates, its form only.
+ */
+static errcode_t e2v_check_ima(struct e2v_check *c)
+{
+	const struct e2verity_check_opts *o = c->opts;
+	struct e2verity_check_file *file = c->file;
+	struct e2verity_ima_verifier *own = NULL;
+	const struct e2verity_ima_verifier *v = o->ima_verifier;
+	struct e2verity_finding fi = { 0 };
+	struct e2verity_ima_sig h;
+	uint8_t *value = NULL;
+	size_t len;
+	errcode_t err;
+
+	if (!e2v_wants_ima(o))
+		return 0;
+	err = e2verity_ima_get(c->fs, file->ino, &value, &len);
+	if (err == E2VERITY_ET_IMA_NONE)
+		return o->require_ima ? e2v_report_values(c, E2VERITY_PR_IMA_MISSING, 0, 0, 0) : 0;
+	if (err == E2VERITY_ET_NO_MEMORY)
+		return err;
+	if (err) {
+		fi.err = err;
+		return e2v_report(c, E2VERITY_PR_IMA_UNREADABLE, &fi);
+	}
+	err = e2verity_ima_parse(value, len, &h);
+	if (err == E2VERITY_ET_IMA_NOT_VERITY) {
+		file->ima = E2VERITY_CHECK_IMA_OTHER;
+		err = e2v_report_values(c, E2VERITY_PR_IMA_NOT_VERITY, h.type, 0, 0);
+		goto out;
+	}
+	if (err) {
+		file->ima = E2VERITY_CHECK_IMA_MALFORMED;
+		err = e2v_report_values(c, E2VERITY_PR_IMA_MALFORMED, len, 0, 0);
+		goto out;
+	}
+	file->ima = E2VERITY_CHECK_IMA_VERITY;
+	file->ima_key_id = h.key_id;
+	c->stats->ima_files++;
+	/* a certificate that cannot be read fails the call, as for built-in signatures */
+	if (!v && o->ima_certfile) {
+		err = e2verity_ima_verifier_load(o->ima_certfile, &own);
+		if (err)
+			goto out;
+		v = own;
+	}
+	if (!v)
+		goto out;
+	err = e2verity_ima_verify(v, file->desc.hash_algorithm, file->digest, value, len);
+	switch (err) {
+	case 0:
+		file->ima_verified = 1;
+		break;
+	case E2VERITY_ET_IMA_UNKNOWN_KEY:
+		err = e2v_report_values(c, E2VERITY_PR_IMA_UNKNOWN_KEY, h.key_id, 0, 0);
+		break;
+	case E2VERITY_ET_IMA_MISMATCH:
+		err = e2v_report_values(c, E2VERITY_PR_IMA_MISMATCH, h.key_id, 0, 0);
+		break;
+	}
+out:
+	e2verity_ima_verifier_free(own);
+	free(value);
+	return err;
+}
+
 static int e2v_is_decode_error(errcode_t err)
 {
 	switch (err) {
@@ -298,6 +373,8 @@ static errcode_t e2v_check_file(struct e2v_check *c, struct e2v_ext4_file *f)
 		err = e2v_check_kernel(c, f, &m.desc);
 		if (!err)
 			err = e2v_check_signature(c, &m);
+		if (!err)
+			err = e2v_check_ima(c);
 	}
 out:
 	e2v_verity_meta_free(&m);
@@ -329,6 +406,30 @@ static errcode_t e2v_report_fault(struct e2v_check *c, const struct e2v_extent_f
 	};
 
 	return e2v_report(c, x->problem, &fi);
+}
+
+/*
+ * The metadata region the prepare callback read for @j, when it is the one
+ * of @f: the same i_size and extents of the same image (check writes
+ * nothing), so the same bytes.  Saves a read per file.
+ */
+static errcode_t e2v_check_meta_from(const struct e2v_ahead_job *j, struct e2v_ext4_file *f)
+{
+	const struct e2v_extent *last = e2v_ext4_last_extent(f);
+	uint64_t start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN), end;
+
+	/* struct e2v_extent has no padding: memcmp() compares its fields */
+	if (!j->meta || !last || f->meta || j->size != f->size || j->nr_extents != f->nr_extents ||
+	    memcmp(j->extents, f->extents, f->nr_extents * sizeof(*f->extents)) != 0)
+		return 0;
+	end = (last->lblk + last->len) * (uint64_t)f->fs->blocksize;
+	if (end <= start)
+		return 0;
+	f->meta = malloc(end - start);
+	if (!f->meta)
+		return E2VERITY_ET_NO_MEMORY;
+	memcpy(f->meta, j->meta, end - start);
+	return 0;
 }
 
 /* Flags and mode of the inode, then its contents. */
@@ -386,6 +487,9 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		f.direct = 1;
 		f.fd = c->ahead->fd;
 		f.base = c->ahead->base;
+		err = e2v_check_meta_from(c->ahead, &f);
+		if (err)
+			goto out;
 	}
 	err = e2v_check_file(c, &f);
 	/* without a map, a scan of every inode: for the first damaged files only */

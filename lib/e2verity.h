@@ -37,7 +37,8 @@ enum e2verity_severity {
  * Problem codes.  The numbers and the short ids are stable: scripts may rely
  * on them.  The high byte groups them: 01 the inode, 02 where the metadata
  * is, 03 the descriptor, 04 the Merkle tree, 05 the signature, 06 the
- * extent tree, 09 what a manifest of the build says (check --manifest).
+ * extent tree, 08 the IMA signature (security.ima), 09 what a manifest of the build says
+ * (check --manifest).
  */
 enum e2verity_problem_code {
 	E2VERITY_PR_NO_VERITY_FEATURE = 0x0101,
@@ -51,6 +52,7 @@ enum e2verity_problem_code {
 	E2VERITY_PR_LAST_EXTENT_UNWRITTEN = 0x0109,
 	E2VERITY_PR_SIZE_TOO_LARGE = 0x010a,
 	E2VERITY_PR_ENCRYPT_NO_FEATURE = 0x010b,
+	E2VERITY_PR_CASEFOLD_NO_FEATURE = 0x010c,
 
 	E2VERITY_PR_SIZE_WORD_BAD = 0x0201,
 	E2VERITY_PR_NO_DESCRIPTOR = 0x0202,
@@ -119,6 +121,15 @@ enum e2verity_problem_code {
 	/* what the kernel named by e2verity_check_opts.min_kernel cannot read */
 	E2VERITY_PR_KERNEL_FS_BLOCK = 0x0701,
 	E2VERITY_PR_KERNEL_TREE_BLOCK = 0x0702,
+
+	/* 08: the IMA signature, security.ima (with e2verity_check_opts' IMA options) */
+	E2VERITY_PR_IMA_MISSING = 0x0801,
+	E2VERITY_PR_IMA_MALFORMED = 0x0802,
+	E2VERITY_PR_IMA_NOT_VERITY = 0x0803,
+	E2VERITY_PR_IMA_UNKNOWN_KEY = 0x0804,
+	E2VERITY_PR_IMA_MISMATCH = 0x0805,
+	E2VERITY_PR_IMA_UNREADABLE = 0x0806,
+
 	E2VERITY_PR_MANIFEST_MISSING = 0x0901,
 	E2VERITY_PR_MANIFEST_NOT_SEALED = 0x0902,
 	E2VERITY_PR_MANIFEST_DIGEST = 0x0903,
@@ -233,7 +244,17 @@ struct e2verity_check_file {
 	unsigned int digest_size;
 	int signed_file;	/* has a built-in signature */
 	int signature_verified; /* and it was verified against the certificate */
+	/* security.ima, looked at with the IMA options: E2VERITY_CHECK_IMA_* */
+	int ima;
+	uint32_t ima_key_id; /* of an fs-verity signature */
+	int ima_verified;    /* it was verified against the IMA certificates */
 };
+
+/* e2verity_check_file.ima */
+#define E2VERITY_CHECK_IMA_NONE 0	/* none, or not looked at */
+#define E2VERITY_CHECK_IMA_VERITY 1	/* an fs-verity signature (checked: see the findings) */
+#define E2VERITY_CHECK_IMA_OTHER 2	/* another kind of IMA data */
+#define E2VERITY_CHECK_IMA_MALFORMED 3 /* not one the kernel can read */
 
 struct e2verity_check_stats {
 	uint64_t files; /* verity inodes looked at */
@@ -244,6 +265,7 @@ struct e2verity_check_stats {
 	uint64_t bytes_hashed;
 	uint64_t errors;
 	uint64_t warnings;
+	uint64_t ima_files; /* with an fs-verity signature in security.ima */
 };
 
 struct e2verity_owners;
@@ -277,8 +299,18 @@ struct e2verity_check_opts {
 	 */
 	uint32_t min_kernel;
 	uint32_t kernel_page_size; /* that kernel's page size; 0 means 4096 */
+	/*
+	 * security.ima, as the kernel's IMA appraisal judges it under a policy
+	 * with digest_type=verity appraise_type=sigv3: verified against these
+	 * certificates (a PEM file or store URI, loaded once by
+	 * e2verity_check_image()), or against @ima_verifier; NULL for neither
+	 */
+	const char *ima_certfile;
+	const struct e2verity_ima_verifier *ima_verifier;
+	/* a sealed file without security.ima is an error (IMA_MISSING); its form is checked */
+	int require_ima;
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[7];
+	uint64_t reserved[4];
 };
 
 /**
@@ -505,14 +537,16 @@ void e2verity_owners_free(struct e2verity_owners *o);
  * @owners: e2verity_owners_scan()'s map, or NULL to scan every inode here
  *
  * Everything e2verity_unseal_inode() validates before it writes: the flags,
- * i_size, and that every block past the data is provably the file's own
- * (inside the filesystem, not its metadata, in use, used by no other inode).
+ * i_size, that every block past the data is provably the file's own
+ * (inside the filesystem, not its metadata, in use, used by no other inode),
+ * and that an fs-verity signature in security.ima can be removed with it.
  * Reads the bitmaps; writes nothing.
  *
  * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR,
  * E2VERITY_ET_SIZE_TOO_LARGE, an E2VERITY_ET_EXTENT_* error (an extent tree
  * the kernel refuses, or one it reads otherwise than libext2fs),
- * E2VERITY_ET_META_* or an error from libext2fs.
+ * E2VERITY_ET_META_*, E2VERITY_ET_IMA_SHARED_BLOCK, E2VERITY_ET_IMA_EA_INODE or
+ * an error from libext2fs.
  */
 errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
 				const struct e2verity_owners *owners);
@@ -526,7 +560,8 @@ errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
  * Runs the checks of e2verity_unseal_check() and writes nothing unless they
  * pass.  Then clears the verity and immutable flags, writes the inode, and
  * frees every block past the end of the data (the Merkle tree, descriptor
- * and size word).
+ * and size word).  A security.ima holding an IMA fs-verity signature is
+ * removed too (it would sign what the file no longer is); another kind stays.
  * The data, i_size and the timestamps stay as they were; the filesystem's
  * verity feature stays set (other files may use it).
  *
@@ -545,6 +580,42 @@ errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed);
  */
 errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
 				     const struct e2verity_owners *owners, blk64_t *freed);
+
+/* ---- security.ima -------------------------------------------------------------- */
+
+/**
+ * e2verity_ima_get() - an inode's security.ima extended attribute
+ * @fs: open filesystem
+ * @ino: the inode
+ * @value: its bytes, malloc()ed; free() them
+ * @len: their number
+ *
+ * Return: 0, E2VERITY_ET_IMA_NONE for an inode without one, or an error of
+ * libext2fs (an attribute block that cannot be read).
+ */
+errcode_t e2verity_ima_get(ext2_filsys fs, ext2_ino_t ino, uint8_t **value, size_t *len);
+
+/**
+ * e2verity_ima_set() - set or remove an inode's security.ima
+ * @fs: filesystem opened read-write, borrowed
+ * @ino: the inode
+ * @value: the new value (e2verity_ima_sign() makes one), or NULL to remove it
+ * @len: its size
+ *
+ * Through libext2fs' extended attribute handles: in the inode's body if it
+ * fits there, else in an extended attribute block.  A block the inode has is
+ * never written in place: its attributes move to a new one, so that inside
+ * a transaction (e2verity_txn_begin()) the inode's one write switches them,
+ * with or without a journal.  The quota is charged for a block gained.
+ * Nothing is written when the value cannot be stored.
+ *
+ * Return: 0, E2VERITY_ET_IMA_NO_ROOM (the inode's other attributes leave no
+ * room), E2VERITY_ET_IMA_SHARED_BLOCK (a block shared with other inodes,
+ * without a journal), E2VERITY_ET_IMA_EA_INODE, E2VERITY_ET_NO_SPACE,
+ * E2VERITY_ET_IMA_MALFORMED (no bytes, or more than E2VERITY_IMA_MAX_SIZE),
+ * or an error of libext2fs.
+ */
+errcode_t e2verity_ima_set(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value, size_t len);
 
 /* ---- repairing sealed files --------------------------------------------------- */
 
@@ -669,6 +740,14 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
  * allows it.
  */
 #define E2VERITY_SEAL_SIGN_ANY_THREAD 0x4
+/*
+ * Only security.ima (@ima_sign): every file must be sealed already, and its
+ * seal is left as it is, whatever its parameters; E2VERITY_SEAL_FORCE then
+ * replaces a security.ima without resealing
+ */
+#define E2VERITY_SEAL_IMA_ONLY 0x8
+/* @ima_sign may be called on the hashing threads too, as @sign with E2VERITY_SEAL_SIGN_ANY_THREAD */
+#define E2VERITY_SEAL_IMA_SIGN_ANY_THREAD 0x10
 
 /*
  * Signs a file digest for the built-in signature stored after the descriptor.
@@ -699,13 +778,38 @@ struct e2verity_seal_opts {
 	/* or NULL: once *@cancel is non-zero, sealing stops with E2VERITY_ET_CANCELLED */
 	const volatile sig_atomic_t *cancel;
 	/*
+	 * security.ima: an IMA fs-verity signature (sigv3), the whole value as
+	 * e2verity_ima_sign() makes it, made by @ima_sign once the digest is
+	 * known and written with the seal, in its transaction; NULL for none.
+	 * A file sealed already (E2VERITY_SEAL_SKIP) gets one too.  One the
+	 * file has is replaced only with E2VERITY_SEAL_FORCE, unless @ima_keep
+	 * says it is right as it is.
+	 */
+	e2verity_sign_fn ima_sign;
+	/* 1: the file's security.ima @value is what @ima_sign would make (kept); or NULL */
+	int (*ima_keep)(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *value,
+			size_t len);
+	void *ima_ctx; /* for @ima_sign and @ima_keep */
+	/* upper bound of what @ima_sign returns, for the space check; 0: E2VERITY_IMA_MAX_SIZE */
+	size_t ima_size_max;
+	/*
 	 * e2verity_owners_scan()'s map of the filesystem, made before this run of
 	 * seals, to prove that every block a seal writes into is the file's alone;
 	 * or NULL: each e2verity_seal_prepare() scans every inode itself.
 	 */
 	const struct e2verity_owners *owners;
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[8];
+	uint64_t reserved[4];
+};
+
+/* What sealing does with a file's security.ima */
+enum e2verity_ima_action {
+	E2VERITY_IMA_NONE = 0, /* nothing */
+	E2VERITY_IMA_WRITE,    /* the file has none: one is written */
+	E2VERITY_IMA_REPLACE,  /* the file's is replaced (E2VERITY_SEAL_FORCE) */
+	E2VERITY_IMA_KEEP,     /* the file's is kept: @ima_keep found it right */
+	/* resealed without @ima_sign: an fs-verity signature of the old digest is removed */
+	E2VERITY_IMA_REMOVE,
 };
 
 enum e2verity_seal_action {
@@ -733,6 +837,8 @@ struct e2verity_seal_plan {
 	struct e2verity_descriptor desc;
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 	unsigned int digest_size;
+	/* security.ima; REMOVE: if the digest changes (blocks_needed counts its block) */
+	enum e2verity_ima_action ima;
 };
 
 /* What sealing one inode did */
@@ -746,6 +852,8 @@ struct e2verity_seal_result {
 	uint64_t blocks_freed;
 	int inline_moved; /* the inline data was moved into a block */
 	int tail_zeroed;  /* stale bytes after EOF in the last data block were zeroed */
+	enum e2verity_ima_action ima; /* what was done with security.ima */
+	uint32_t ima_key_id;	      /* for WRITE, REPLACE and KEEP: the value's key id */
 };
 
 /**
@@ -775,7 +883,12 @@ errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts
  * sealed already with
  * other parameters (or with unreadable metadata) unless E2VERITY_SEAL_FORCE.
  * A file sealed already with the same parameters (including whether it is
- * signed) gives E2VERITY_SEAL_SKIP and the stored digest.
+ * signed) gives E2VERITY_SEAL_SKIP and the stored digest.  With
+ * @opts->ima_sign, @plan->ima says what becomes of security.ima, and a file
+ * whose attribute cannot be written, or that has one @opts->ima_keep does
+ * not keep without E2VERITY_SEAL_FORCE, is refused (E2VERITY_ET_IMA_*).
+ * With E2VERITY_SEAL_IMA_ONLY every file must be sealed already
+ * (E2VERITY_ET_NOT_SEALED, E2VERITY_ET_SEALED_CORRUPT) and is a SKIP.
  *
  * Return: 0 or the reason the inode cannot be sealed.
  */
@@ -811,7 +924,9 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
  * removes blocks past EOF, zeroes stale bytes after EOF in the last data
  * block, allocates the metadata blocks near the data, writes the Merkle tree,
  * descriptor, signature and size word, sets the verity feature (flushing the
- * superblock) and finally writes the inode with EXT4_VERITY_FL.  i_size and
+ * superblock) and finally writes the inode with EXT4_VERITY_FL.  With
+ * @opts->ima_sign, security.ima is written after it, in the same
+ * transaction; for a SKIP, security.ima alone.  i_size and
  * the inode's timestamps are left as they were.  If writing fails, the blocks
  * it allocated are released and the inode is left unsealed.
  *

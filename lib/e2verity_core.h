@@ -483,6 +483,228 @@ errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, con
  */
 errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size);
 
+/* ---- IMA signatures (security.ima) ---------------------------------------- */
+
+/*
+ * The kernel's IMA appraises a file under a policy rule such as `appraise
+ * func=FILE_CHECK digest_type=verity appraise_type=sigv3` by its security.ima
+ * extended attribute: an "fs-verity signature" (IMA_VERITY_DIGSIG, format
+ * version 3) of the file's fs-verity digest, by a key of the .ima keyring.
+ * The value is a 9-byte header (type 6, version 3, the kernel's number of the
+ * hash algorithm, a big-endian 32-bit key id, the big-endian signature size)
+ * and the signature.  What is signed is the hash, with the digest's own
+ * algorithm, of the bytes e2verity_ima_file_id() gives.
+ */
+#define E2VERITY_IMA_VERITY_DIGSIG 6 /* security.ima's first byte: an fs-verity signature */
+#define E2VERITY_IMA_SIG_VERSION 3
+#define E2VERITY_IMA_HEADER_SIZE 9
+/* the longest signature written or accepted, as ima-evm-utils' */
+#define E2VERITY_IMA_MAX_SIG_SIZE 1024
+#define E2VERITY_IMA_MAX_SIZE (E2VERITY_IMA_HEADER_SIZE + E2VERITY_IMA_MAX_SIG_SIZE)
+/* type, hash algorithm, digest: struct ima_file_id without its unused tail */
+#define E2VERITY_IMA_FILE_ID_MAX (2 + E2VERITY_MAX_DIGEST_SIZE)
+
+/* A security.ima value, decoded by e2verity_ima_parse() */
+struct e2verity_ima_sig {
+	uint8_t type;	   /* E2VERITY_IMA_VERITY_DIGSIG, or another kind of security.ima */
+	uint8_t version;
+	uint8_t hash_algo; /* the kernel's enum hash_algo: sha256 4, sha512 6 */
+	uint32_t key_id;   /* as the kernel looks it up: "id:%08x" */
+	uint16_t sig_size;
+	const uint8_t *sig; /* into the value parsed */
+};
+
+/**
+ * e2verity_ima_hash_algo() - the kernel's number of a file's hash algorithm
+ * @alg: E2VERITY_HASH_*
+ *
+ * Return: 4 for SHA-256, 6 for SHA-512 (enum hash_algo), or -1 if unknown.
+ */
+int e2verity_ima_hash_algo(unsigned int alg);
+
+/**
+ * e2verity_ima_hash_algo_name() - the name of a hash algorithm of enum hash_algo
+ * @kernel_alg: the number a security.ima header carries
+ *
+ * Return: "sha256", "sha512", ..., or NULL for a number the kernel does not know.
+ */
+const char *e2verity_ima_hash_algo_name(unsigned int kernel_alg);
+
+/**
+ * e2verity_ima_file_id() - the bytes an IMA fs-verity signature covers
+ * @alg: the file's hash algorithm, E2VERITY_HASH_*
+ * @digest: its fs-verity digest
+ * @out: at least E2VERITY_IMA_FILE_ID_MAX bytes
+ * @out_len: bytes written: 2 plus the digest size
+ *
+ * { IMA_VERITY_DIGSIG, the kernel's number of @alg, the digest }: the used
+ * part of the kernel's struct ima_file_id.  The signature is made over the
+ * hash of these bytes with @alg, as `openssl dgst -sha256 -sign` makes it.
+ *
+ * Return: 0 or E2VERITY_ET_BAD_HASH_ALG.
+ */
+errcode_t e2verity_ima_file_id(unsigned int alg, const uint8_t *digest, uint8_t *out,
+			       size_t *out_len);
+
+/**
+ * e2verity_ima_parse() - decode a security.ima value
+ * @value: the attribute's bytes
+ * @len: their number
+ * @s: the header, and where the signature is in @value
+ *
+ * Checks what the kernel checks before it looks for the key: the type and
+ * version, a signature of exactly the size the header says, a hash algorithm
+ * the kernel knows.
+ *
+ * Return: 0, E2VERITY_ET_IMA_NOT_VERITY (another kind of security.ima: only
+ * @s->type is set) or E2VERITY_ET_IMA_MALFORMED.
+ */
+errcode_t e2verity_ima_parse(const uint8_t *value, size_t len, struct e2verity_ima_sig *s);
+
+struct e2verity_ima_signer;
+
+/**
+ * e2verity_ima_signer_load() - load a key that signs security.ima values
+ * @keyfile: PEM private key (RSA or ECDSA), or an OpenSSL store URI, as for
+ *           e2verity_signer_load()
+ * @certfile: its X.509 certificate (PEM or store URI), or NULL
+ * @key_pass: pass phrase of an encrypted key, or NULL
+ * @ret: the signer
+ *
+ * The key id is the last four bytes of the subject key identifier of the
+ * certificate that matches the key: from @certfile, or without it from the
+ * key file or store if one is there.  Without a certificate, or one without
+ * that extension, it is derived as ima-evm-utils derives it: the last four
+ * bytes of the SHA-1 of the public key's bits (what OpenSSL puts in the
+ * subject key identifier it makes).
+ *
+ * Return: 0, an errno value if a file cannot be opened, E2VERITY_ET_KEY_LOAD,
+ * E2VERITY_ET_KEY_PASS_NEEDED, E2VERITY_ET_KEY_BAD_PASS,
+ * E2VERITY_ET_CERT_LOAD, E2VERITY_ET_KEY_CERT_MISMATCH (@certfile has no
+ * certificate of this key), E2VERITY_ET_IMA_KEY_TYPE or E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_ima_signer_load(const char *keyfile, const char *certfile,
+				   const char *key_pass, struct e2verity_ima_signer **ret);
+
+/**
+ * e2verity_ima_signer_key_id() - the key id the signer's values carry
+ * @s: signer
+ * @from_cert: set to 1 if it is a certificate's subject key identifier, or NULL
+ *
+ * Return: the key id.
+ */
+uint32_t e2verity_ima_signer_key_id(const struct e2verity_ima_signer *s, int *from_cert);
+
+/**
+ * e2verity_ima_signer_max_size() - the largest value the signer makes
+ * @s: signer
+ *
+ * Return: E2VERITY_IMA_HEADER_SIZE plus the largest signature of the key.
+ */
+size_t e2verity_ima_signer_max_size(const struct e2verity_ima_signer *s);
+
+/**
+ * e2verity_ima_sign() - the security.ima value of a file, as `evmctl sign_hash --veritysig`
+ * @s: signer
+ * @alg: the file's hash algorithm
+ * @digest: its fs-verity digest
+ * @value: the value, allocated; free() it
+ * @len: its size
+ *
+ * RSA signatures (PKCS#1 v1.5) are deterministic: for the same key and
+ * digest the bytes are those of ima-evm-utils 1.5; ECDSA signatures are not.
+ * A signer may be used by several threads at once.
+ *
+ * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_SIGN,
+ * E2VERITY_ET_SIG_TOO_LARGE or E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_ima_sign(const struct e2verity_ima_signer *s, unsigned int alg,
+			    const uint8_t *digest, uint8_t **value, size_t *len);
+
+/**
+ * e2verity_ima_signer_verify() - is a value one this signer's key made for a digest
+ * @s: signer
+ * @alg: the file's hash algorithm
+ * @digest: its fs-verity digest
+ * @value: a security.ima value
+ * @len: its size
+ *
+ * Return: 0, or an error of e2verity_ima_verify().
+ */
+errcode_t e2verity_ima_signer_verify(const struct e2verity_ima_signer *s, unsigned int alg,
+				     const uint8_t *digest, const uint8_t *value, size_t len);
+
+/**
+ * e2verity_ima_signer_free() - release a signer
+ * @s: signer or NULL
+ */
+void e2verity_ima_signer_free(struct e2verity_ima_signer *s);
+
+/* the certificates security.ima values are verified against: a keyring */
+struct e2verity_ima_verifier;
+
+/**
+ * e2verity_ima_verifier_load() - load the certificates of an .ima keyring
+ * @certfile: PEM file of one or more certificates, or a store URI
+ * @ret: the verifier
+ *
+ * A value's key id finds its certificate as the kernel's keyring search
+ * does: by the last four bytes of the subject key identifier, or of the
+ * issuer and serial number id.
+ *
+ * Return: 0, an errno value if @certfile cannot be opened, E2VERITY_ET_CERT_LOAD
+ * (it holds no certificate) or E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_ima_verifier_load(const char *certfile, struct e2verity_ima_verifier **ret);
+
+/**
+ * e2verity_ima_verify() - check a security.ima value against a file's digest
+ * @v: verifier
+ * @alg: the file's hash algorithm
+ * @digest: its fs-verity digest
+ * @value: the security.ima value
+ * @len: its size
+ *
+ * What the kernel's appraisal does with an fs-verity signature: the header
+ * is checked, the key found by its id, and the signature verified over the
+ * hash of e2verity_ima_file_id().  A verifier may be used by several threads
+ * at once.
+ *
+ * Return: 0, E2VERITY_ET_IMA_NOT_VERITY, E2VERITY_ET_IMA_MALFORMED,
+ * E2VERITY_ET_IMA_UNKNOWN_KEY (no certificate has the key id),
+ * E2VERITY_ET_IMA_MISMATCH (the signature is not of this digest by that key),
+ * E2VERITY_ET_BAD_HASH_ALG or E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_ima_verify(const struct e2verity_ima_verifier *v, unsigned int alg,
+			      const uint8_t *digest, const uint8_t *value, size_t len);
+
+/**
+ * e2verity_ima_from_raw() - a security.ima value around a bare signature made elsewhere
+ * @v: the certificates, one of whose keys made it
+ * @alg: the file's hash algorithm
+ * @digest: its fs-verity digest
+ * @sig: an RSA (PKCS#1 v1.5) or ECDSA (DER) signature of the hash of
+ *       e2verity_ima_file_id(), as `openssl dgst -sha256 -sign KEY` makes it
+ * @sig_len: its size
+ * @value: the value, allocated; free() it
+ * @len: its size
+ *
+ * The certificate whose key verifies the signature gives the key id, as
+ * the kernel will look it up.
+ *
+ * Return: 0, E2VERITY_ET_IMA_MISMATCH (no certificate's key verifies it),
+ * E2VERITY_ET_BAD_HASH_ALG or E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_ima_from_raw(const struct e2verity_ima_verifier *v, unsigned int alg,
+				const uint8_t *digest, const uint8_t *sig, size_t sig_len,
+				uint8_t **value, size_t *len);
+
+/**
+ * e2verity_ima_verifier_free() - release a verifier
+ * @v: verifier or NULL
+ */
+void e2verity_ima_verifier_free(struct e2verity_ima_verifier *v);
+
 #ifdef __cplusplus
 }
 #endif

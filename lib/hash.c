@@ -32,13 +32,23 @@ struct e2verity_hasher {
  * E2VERITY_HASH=openssl forces the OpenSSL path, so that the test suite can
  * run on both and compare them on any machine.
  */
-static int e2v_want_ni(const struct e2verity_hash_alg *alg)
+static int e2v_ni;
+static pthread_once_t e2v_ni_once = PTHREAD_ONCE_INIT;
+
+/* once per process: getenv() walks the environment, each file's descriptor digest asked */
+static void e2v_ni_decide(void)
 {
 	const char *force = getenv("E2VERITY_HASH");
 
-	if (alg->num != E2VERITY_HASH_SHA256 || (force && strcmp(force, "openssl") == 0))
+	e2v_ni = !(force && strcmp(force, "openssl") == 0) && e2v_sha256_ni_usable();
+}
+
+static int e2v_want_ni(const struct e2verity_hash_alg *alg)
+{
+	if (alg->num != E2VERITY_HASH_SHA256)
 		return 0;
-	return e2v_sha256_ni_usable();
+	pthread_once(&e2v_ni_once, e2v_ni_decide);
+	return e2v_ni;
 }
 
 const struct e2verity_hash_alg *e2verity_hash_alg_by_num(unsigned int num)

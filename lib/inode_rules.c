@@ -11,6 +11,7 @@
 enum {
 	E2V_RULE_NOT_REGULAR,
 	E2V_RULE_ENCRYPT_NO_FEATURE,
+	E2V_RULE_CASEFOLD_NO_FEATURE,
 	E2V_RULE_ENCRYPTED,
 	E2V_RULE_DAX,
 	E2V_RULE_APPEND_ONLY,
@@ -24,6 +25,9 @@ static const struct e2v_inode_rule e2v_rules[] = {
 	[E2V_RULE_NOT_REGULAR] = { E2VERITY_PR_NOT_REGULAR, E2VERITY_ET_NOT_REGULAR },
 	/* a flag the filesystem cannot mean would hide the file from checking */
 	[E2V_RULE_ENCRYPT_NO_FEATURE] = { E2VERITY_PR_ENCRYPT_NO_FEATURE, E2VERITY_ET_ENCRYPTED },
+	/* __ext4_iget() refuses it (6.1 and 6.12 as Debian builds them; older kernels only log it) */
+	[E2V_RULE_CASEFOLD_NO_FEATURE] = { E2VERITY_PR_CASEFOLD_NO_FEATURE,
+					   E2VERITY_ET_CASEFOLD_NO_FEATURE },
 	/* the metadata is encrypted with the file's key, which we do not have */
 	[E2V_RULE_ENCRYPTED] = { E2VERITY_PR_ENCRYPTED, E2VERITY_ET_ENCRYPTED },
 	/* the kernel's enable refuses these; a sealed file keeps working with them */
@@ -50,6 +54,8 @@ const struct e2v_inode_rule *e2v_inode_verity_rule(ext2_filsys fs, const struct 
 		return &e2v_rules[E2V_RULE_NOT_REGULAR];
 	if ((flags & EXT4_ENCRYPT_FL) && !ext2fs_has_feature_encrypt(fs->super))
 		return &e2v_rules[E2V_RULE_ENCRYPT_NO_FEATURE];
+	if ((flags & EXT4_CASEFOLD_FL) && !ext2fs_has_feature_casefold(fs->super))
+		return &e2v_rules[E2V_RULE_CASEFOLD_NO_FEATURE];
 	if (flags & EXT4_ENCRYPT_FL)
 		return &e2v_rules[E2V_RULE_ENCRYPTED];
 	if (enable && (flags & E2V_DAX_FL))

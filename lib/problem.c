@@ -50,6 +50,10 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "has the encrypt flag but the filesystem lacks the encrypt feature: nothing in it can be "
 	  "encrypted, and the flag would hide it from checking",
 	  0 },
+	{ E2VERITY_PR_CASEFOLD_NO_FEATURE, "CASEFOLD_NO_FEATURE", E,
+	  "has the casefold flag but the filesystem lacks the casefold feature: the kernel refuses "
+	  "to load the inode",
+	  0 },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
 	  "descriptor size word at offset %o reads %v, should be %x", V | X | O },
@@ -244,6 +248,31 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "has %v-byte Merkle tree blocks, which the kernel it is for does not read: before Linux "
 	  "6.3 they must be the page size (%x bytes), and they can never exceed it",
 	  V | X },
+
+	/* security/integrity/ima/ima_appraise.c xattr_verify(), digsig_asymmetric.c */
+	{ E2VERITY_PR_IMA_MISSING, "IMA_MISSING", E,
+	  "has no security.ima, and IMA signatures are required: an IMA appraisal policy "
+	  "refuses the file",
+	  0 },
+	{ E2VERITY_PR_IMA_MALFORMED, "IMA_MALFORMED", E,
+	  "security.ima (%v bytes) is not a well-formed fs-verity signature (type 6, version 3, "
+	  "a hash algorithm the kernel knows, the signature size its header gives): the kernel "
+	  "refuses the file",
+	  V },
+	{ E2VERITY_PR_IMA_NOT_VERITY, "IMA_NOT_VERITY", E,
+	  "security.ima holds IMA data of type %v, not an fs-verity signature (type 6): a policy "
+	  "with digest_type=verity refuses the file",
+	  V },
+	{ E2VERITY_PR_IMA_UNKNOWN_KEY, "IMA_UNKNOWN_KEY", E,
+	  "security.ima is signed by key id %h, which no certificate of --ima-cert has: the "
+	  "kernel finds no key for it",
+	  V },
+	{ E2VERITY_PR_IMA_MISMATCH, "IMA_MISMATCH", E,
+	  "security.ima signature of key id %h does not match the file's fs-verity digest",
+	  V },
+	{ E2VERITY_PR_IMA_UNREADABLE, "IMA_UNREADABLE", E,
+	  "extended attributes cannot be read: %e", R },
+
 	/* check --manifest: the image against what the build recorded */
 	{ E2VERITY_PR_MANIFEST_MISSING, "MANIFEST_MISSING", E,
 	  "is listed in the manifest but is not in the image", 0 },

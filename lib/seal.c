@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ahead.h"
+#include "ima_xattr.h"
 #include "seal.h"
 #include "inode_rules.h"
 #include "past_eof.h"
@@ -174,9 +175,9 @@ static errcode_t e2v_seal_owns(ext2_filsys fs, struct e2v_ext4_file *f, uint64_t
 	return err;
 }
 
-errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
-				const struct e2verity_seal_opts *opts,
-				struct e2verity_seal_plan *plan)
+static errcode_t e2v_plan_seal(ext2_filsys fs, ext2_ino_t ino,
+			       const struct e2verity_seal_opts *opts,
+			       struct e2verity_seal_plan *plan)
 {
 	const unsigned int bs = fs->blocksize;
 	struct ext2_inode_large inode;
@@ -269,6 +270,110 @@ out:
 		plan->blocks_needed += meta + e2v_extent_blocks(bs, depth, room, kept, meta);
 	e2v_ext4_file_close(&f);
 	return err;
+}
+
+/*
+ * E2VERITY_SEAL_IMA_ONLY: the file is sealed, in whatever way, and its
+ * stored digest is what the signature covers, as `measure` reports it.
+ */
+static errcode_t e2v_plan_ima_only(ext2_filsys fs, ext2_ino_t ino,
+				   const struct e2verity_seal_opts *opts,
+				   struct e2verity_seal_plan *plan)
+{
+	struct e2v_ext4_file f = { 0 };
+	struct e2v_verity_meta m;
+	struct ext2_inode inode;
+	errcode_t err;
+
+	memset(plan, 0, sizeof(*plan));
+	err = e2verity_seal_check_fs(fs, opts);
+	if (!err && !opts->ima_sign)
+		err = E2VERITY_ET_BAD_OPTIONS;
+	if (!err)
+		err = ext2fs_read_inode(fs, ino, &inode);
+	if (err)
+		return err;
+	if (!LINUX_S_ISREG(inode.i_mode))
+		return E2VERITY_ET_NOT_REGULAR;
+	if (!(inode.i_flags & EXT4_VERITY_FL))
+		return E2VERITY_ET_NOT_SEALED;
+	err = e2v_ext4_file_open(fs, ino, &f);
+	if (err)
+		return err;
+	err = e2v_verity_meta_read(&f, &m);
+	if (!err && m.desc.data_size != f.size)
+		err = E2VERITY_ET_CORRUPT;
+	if (err) {
+		err = E2VERITY_ET_SEALED_CORRUPT;
+		goto out;
+	}
+	plan->action = E2VERITY_SEAL_SKIP;
+	plan->data_size = f.size;
+	plan->desc = m.desc;
+	plan->layout = m.layout;
+	plan->digest_size = e2verity_hash_alg_by_num(m.desc.hash_algorithm)->digest_size;
+	err = e2verity_descriptor_digest(&m.desc, plan->digest);
+out:
+	e2v_verity_meta_free(&m);
+	e2v_ext4_file_close(&f);
+	return err;
+}
+
+/*
+ * What becomes of the file's security.ima, and the block that may take: a
+ * new one is written, one there is kept or replaced; resealed without a
+ * signer, a signature of the old digest goes.
+ */
+static errcode_t e2v_plan_ima(ext2_filsys fs, ext2_ino_t ino,
+			      const struct e2verity_seal_opts *opts,
+			      struct e2verity_seal_plan *plan)
+{
+	size_t max = opts->ima_size_max ? opts->ima_size_max : E2VERITY_IMA_MAX_SIZE;
+	uint64_t blocks = 0;
+	uint8_t *cur = NULL;
+	size_t len;
+	errcode_t err;
+
+	if (!opts->ima_sign) {
+		if (plan->action != E2VERITY_SEAL_RESEAL || !e2v_ima_is_verity(fs, ino))
+			return 0;
+		plan->ima = E2VERITY_IMA_REMOVE;
+		err = e2v_ima_room(fs, ino, 0, &blocks);
+		plan->blocks_needed += blocks;
+		return err;
+	}
+	err = e2verity_ima_get(fs, ino, &cur, &len);
+	if (err == E2VERITY_ET_IMA_NONE) {
+		plan->ima = E2VERITY_IMA_WRITE;
+		err = 0;
+	} else if (!err) {
+		if (plan->action == E2VERITY_SEAL_SKIP && opts->ima_keep &&
+		    opts->ima_keep(opts->ima_ctx, plan->desc.hash_algorithm, plan->digest, cur, len))
+			plan->ima = E2VERITY_IMA_KEEP;
+		else if (opts->flags & E2VERITY_SEAL_FORCE)
+			plan->ima = E2VERITY_IMA_REPLACE;
+		else
+			err = E2VERITY_ET_IMA_EXISTS;
+		free(cur);
+	}
+	if (!err && plan->ima != E2VERITY_IMA_KEEP) {
+		err = e2v_ima_room(fs, ino, max, &blocks);
+		plan->blocks_needed += blocks;
+	}
+	return err;
+}
+
+errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
+				const struct e2verity_seal_opts *opts,
+				struct e2verity_seal_plan *plan)
+{
+	errcode_t err;
+
+	if (opts->flags & E2VERITY_SEAL_IMA_ONLY)
+		err = e2v_plan_ima_only(fs, ino, opts, plan);
+	else
+		err = e2v_plan_seal(fs, ino, opts, plan);
+	return err ? err : e2v_plan_ima(fs, ino, opts, plan);
 }
 
 errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset)
@@ -384,6 +489,11 @@ static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ah
 	if (opts->flags & E2VERITY_SEAL_SIGN_ANY_THREAD) {
 		j->sign = opts->sign;
 		j->sign_ctx = opts->sign_ctx;
+	}
+	/* with --ima-only nothing is hashed ahead: the files are sealed already */
+	if ((opts->flags & E2VERITY_SEAL_IMA_SIGN_ANY_THREAD) && opts->ima_sign) {
+		j->ima_sign = opts->ima_sign;
+		j->ima_ctx = opts->ima_ctx;
 	}
 	/* inline data, holes only or not a regular file: nothing to gain or not ours */
 	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(opts->owners), j->ino, &f);

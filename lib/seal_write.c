@@ -7,6 +7,7 @@
 
 #include "ahead.h"
 #include "extent_renew.h"
+#include "ima_xattr.h"
 #include "orphan.h"
 #include "past_eof.h"
 #include "punch.h"
@@ -75,7 +76,115 @@ struct e2v_sealing {
 	blk64_t meta_first, before, inline_blocks, iblocks_before;
 	uint32_t orig_flags;
 	int allocating, orphan;
+	/* security.ima: the value to write, or the digest an old one signs (E2VERITY_IMA_REMOVE) */
+	uint8_t *ima_value;
+	size_t ima_len;
+	uint8_t old_digest[E2VERITY_MAX_DIGEST_SIZE];
+	int have_old_digest;
 };
+
+/* The digest a resealed file had: a security.ima signing it stays if the new one is the same */
+static void e2v_note_old_digest(struct e2v_sealing *s)
+{
+	struct e2v_verity_meta m;
+
+	if (s->plan.ima != E2VERITY_IMA_REMOVE || !(s->f.inode.i_flags & EXT4_VERITY_FL))
+		return;
+	if (!e2v_verity_meta_read(&s->f, &m) &&
+	    !e2verity_descriptor_digest(&m.desc, s->old_digest))
+		s->have_old_digest = m.desc.hash_algorithm == s->p.hash_alg;
+	e2v_verity_meta_free(&m);
+}
+
+/* The value's key id, for the result */
+static uint32_t e2v_value_key_id(const uint8_t *value, size_t len)
+{
+	struct e2verity_ima_sig h;
+
+	return e2verity_ima_parse(value, len, &h) ? 0 : h.key_id;
+}
+
+/* security.ima signed now that the digest is known: a failure leaves the file unsealed */
+static errcode_t e2v_seal_sign_ima(struct e2v_sealing *s, const uint8_t *digest)
+{
+	const struct e2verity_seal_opts *opts = s->opts;
+	size_t max = opts->ima_size_max ? opts->ima_size_max : E2VERITY_IMA_MAX_SIZE;
+	errcode_t err;
+
+	if (!opts->ima_sign || s->plan.ima == E2VERITY_IMA_KEEP)
+		return 0;
+	/* signed on the hashing thread, beside the tree (the digest is the same: it is its tree's) */
+	if (s->job && s->job->ima_value && e2v_ahead_matches(s->job, &s->p, s->plan.data_size) &&
+	    s->plan.action != E2VERITY_SEAL_SKIP) {
+		s->ima_value = malloc(s->job->ima_len);
+		if (!s->ima_value)
+			return E2VERITY_ET_NO_MEMORY;
+		memcpy(s->ima_value, s->job->ima_value, s->job->ima_len);
+		s->ima_len = s->job->ima_len;
+		err = 0;
+	} else {
+		err = opts->ima_sign(opts->ima_ctx, s->p.hash_alg, digest, &s->ima_value,
+				     &s->ima_len);
+	}
+	if (err)
+		return err;
+	/* the space check counted with the bound */
+	if (!s->ima_len || s->ima_len > max)
+		return E2VERITY_ET_SIG_TOO_LARGE;
+	return 0;
+}
+
+/* Writes, replaces or removes security.ima, after the inode (it rewrites the inode itself). */
+static errcode_t e2v_seal_put_ima(struct e2v_sealing *s, const uint8_t *digest,
+				  struct e2verity_seal_result *res)
+{
+	const unsigned int ds = e2verity_hash_alg_by_num(s->p.hash_alg)->digest_size;
+	errcode_t err;
+
+	if (s->ima_value) {
+		err = e2v_ima_store(s->fs, s->ino, s->ima_value, s->ima_len);
+		if (err)
+			return err;
+		res->ima = s->plan.ima;
+		res->ima_key_id = e2v_value_key_id(s->ima_value, s->ima_len);
+	} else if (s->plan.ima == E2VERITY_IMA_REMOVE &&
+		   !(s->have_old_digest && memcmp(s->old_digest, digest, ds) == 0)) {
+		err = e2v_ima_store(s->fs, s->ino, NULL, 0);
+		if (err)
+			return err;
+		res->ima = E2VERITY_IMA_REMOVE;
+	}
+	return 0;
+}
+
+/* A file sealed already: only its security.ima is written, or the one it has is kept */
+static errcode_t e2v_seal_ima_only(struct e2v_sealing *s, struct e2verity_seal_result *res)
+{
+	uint8_t *cur;
+	size_t len;
+	errcode_t err;
+
+	if (s->plan.ima == E2VERITY_IMA_KEEP) {
+		res->ima = E2VERITY_IMA_KEEP;
+		if (!e2verity_ima_get(s->fs, s->ino, &cur, &len)) {
+			res->ima_key_id = e2v_value_key_id(cur, len);
+			free(cur);
+		}
+		return 0;
+	}
+	if (s->plan.ima != E2VERITY_IMA_WRITE && s->plan.ima != E2VERITY_IMA_REPLACE)
+		return 0;
+	if (!(s->fs->flags & EXT2_FLAG_RW))
+		return EXT2_ET_RO_FILSYS;
+	if (!s->fs->block_map) {
+		err = ext2fs_read_block_bitmap(s->fs);
+		if (err)
+			return err;
+	}
+	s->p.hash_alg = s->plan.desc.hash_algorithm;
+	err = e2v_seal_sign_ima(s, s->plan.digest);
+	return err ? err : e2v_seal_put_ima(s, s->plan.digest, res);
+}
 
 /*
  * Prepare: the inode in extents, unflagged, on the orphan list, with nothing
@@ -116,6 +225,7 @@ static errcode_t e2v_seal_begin(struct e2v_sealing *s, struct e2verity_seal_resu
 	s->orig_flags = in->i_flags & ~EXT4_VERITY_FL;
 	/* a file being resealed is never flagged while its metadata is half written */
 	in->i_flags &= ~EXT4_VERITY_FL;
+	e2v_note_old_digest(s);
 	err = e2v_orphan_add(fs, s->ino, in);
 	if (err)
 		return err;
@@ -206,6 +316,9 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 		if (err)
 			return err;
 	}
+	err = e2v_seal_sign_ima(s, s->r.digest);
+	if (err)
+		return err;
 	s->r.desc.sig_size = sig_size;
 	err = e2v_write_descriptor(&s->w, &res->layout, &s->r.desc, sig);
 	if (err)
@@ -238,6 +351,10 @@ static errcode_t e2v_seal_commit(struct e2v_sealing *s, struct e2verity_seal_res
 	if (s->opts->flags & E2VERITY_SEAL_IMMUTABLE)
 		in->i_flags |= EXT2_IMMUTABLE_FL;
 	err = ext2fs_write_inode(s->fs, s->ino, in);
+	if (err)
+		return err;
+	/* in the same transaction as the flag: never a sealed file without it, nor the reverse */
+	err = e2v_seal_put_ima(s, s->r.digest, res);
 	if (err)
 		return err;
 	res->desc = s->r.desc;
@@ -283,7 +400,9 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 		memcpy(res->digest, s.plan.digest, sizeof(res->digest));
 		res->digest_size = s.plan.digest_size;
 		res->layout = s.plan.layout;
-		return 0;
+		err = e2v_seal_ima_only(&s, res);
+		free(s.ima_value);
+		return err;
 	}
 	if (!(fs->flags & EXT2_FLAG_RW))
 		return EXT2_ET_RO_FILSYS;
@@ -305,6 +424,7 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 	}
 	e2v_tree_writer_free(&s.w);
 	free(s.own_sig);
+	free(s.ima_value);
 	e2v_ext4_file_close(&s.f);
 	fs->io->flags = saved_io_flags;
 	return err;

@@ -170,8 +170,8 @@ static errcode_t e2v_key_error(const struct e2v_pass *pass)
 	return pass->pass ? E2VERITY_ET_KEY_BAD_PASS : E2VERITY_ET_KEY_PASS_NEEDED;
 }
 
-static errcode_t e2v_load_key(const char *name, const char *key_pass, EVP_PKEY **ret,
-			      STACK_OF(X509) * certs)
+errcode_t e2v_load_key(const char *name, const char *key_pass, EVP_PKEY **ret,
+		       STACK_OF(X509) * certs)
 {
 	struct e2v_pass pass = { .pass = key_pass };
 	errcode_t err;
@@ -193,8 +193,7 @@ static errcode_t e2v_load_key(const char *name, const char *key_pass, EVP_PKEY *
 	return *ret ? 0 : e2v_key_error(&pass);
 }
 
-/* Every certificate of a PEM file or store URI, in order, onto @certs. */
-static errcode_t e2v_load_certs(const char *name, STACK_OF(X509) * certs)
+errcode_t e2v_load_certs(const char *name, STACK_OF(X509) * certs)
 {
 	struct e2v_pass no_pass = { 0 };
 	errcode_t err;

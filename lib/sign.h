@@ -4,6 +4,7 @@
 #define E2VERITY_SIGN_H
 
 #include <openssl/bio.h>
+#include <openssl/evp.h>
 #include <openssl/x509.h>
 
 #include "private.h"
@@ -20,5 +21,14 @@ int e2v_pass_cb(char *buf, int size, int rwflag, void *u);
 errcode_t e2v_open_pem(const char *path, BIO **ret);
 /* the first certificate of the PEM file @path */
 errcode_t e2v_load_cert(const char *path, X509 **ret);
+/*
+ * The private key of a PEM file or store URI; a store's certificates go onto
+ * @certs.  E2VERITY_ET_KEY_PASS_NEEDED or _KEY_BAD_PASS when the pass phrase
+ * is missing or wrong.
+ */
+errcode_t e2v_load_key(const char *name, const char *key_pass, EVP_PKEY **ret,
+		       STACK_OF(X509) * certs);
+/* Every certificate of a PEM file or store URI, in order, onto @certs. */
+errcode_t e2v_load_certs(const char *name, STACK_OF(X509) * certs);
 
 #endif /* E2VERITY_SIGN_H */

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "extent_renew.h"
+#include "ima_xattr.h"
 #include "orphan.h"
 #include "past_eof.h"
 #include "punch.h"
@@ -48,6 +49,14 @@ static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino,
 	return e2v_check_past_eof(f, e2v_div_round_up(f->size, fs->blocksize), owners);
 }
 
+/* Whether the fs-verity signature in security.ima, if any, can be removed with the seal */
+static errcode_t e2v_unseal_ima_check(ext2_filsys fs, ext2_ino_t ino)
+{
+	uint64_t blocks;
+
+	return e2v_ima_is_verity(fs, ino) ? e2v_ima_room(fs, ino, 0, &blocks) : 0;
+}
+
 errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
 				const struct e2verity_owners *owners)
 {
@@ -58,7 +67,7 @@ errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
 	err = e2v_unseal_validate(fs, ino, owners, &f, &opened);
 	if (opened)
 		e2v_ext4_file_close(&f);
-	return err;
+	return err ? err : e2v_unseal_ima_check(fs, ino);
 }
 
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
@@ -79,6 +88,8 @@ errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
 	if (freed)
 		*freed = 0;
 	err = e2v_unseal_validate(fs, ino, owners, &f, &opened);
+	if (!err)
+		err = e2v_unseal_ima_check(fs, ino);
 	if (err)
 		goto out;
 	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
@@ -123,6 +134,9 @@ errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
 	if (!err && freed)
 		*freed = (before - ext2fs_get_stat_i_blocks(fs, in)) / (fs->blocksize / 512);
 out:
+	/* an IMA fs-verity signature would sign what the file no longer is: it goes too */
+	if (!err && e2v_ima_is_verity(fs, ino))
+		err = e2v_ima_store(fs, ino, NULL, 0);
 	if (opened)
 		e2v_ext4_file_close(&f);
 	return err;

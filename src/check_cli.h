@@ -69,6 +69,7 @@ struct e2v_check_cli {
 	struct e2v_progress progress;
 	struct e2verity_check_opts opts;
 	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
+	struct e2verity_ima_verifier *ima_verifier; /* --ima-cert, loaded then too */
 	/* --manifest, read before the image is opened */
 	const char *manifest;
 	struct e2v_listing listing;

@@ -337,6 +337,13 @@ int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o)
  */
 errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer);
 const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile);
+/* The same for a key that signs security.ima (--ima-key, --ima-cert, --ima-key-pass). */
+errcode_t e2v_load_ima_signer(const struct e2v_signer_opts *o, struct e2verity_ima_signer **signer);
+/* e2verity_seal_opts.ima_sign and .ima_keep over an IMA signer (@ctx) */
+errcode_t e2v_ima_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **value,
+			  size_t *len);
+int e2v_ima_keep_cb(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *value,
+		    size_t len);
 /*
  * Loads the certificate and CA that signatures are verified against, before
  * any image is opened; reports an error naming the file (*@failed).
@@ -347,13 +354,17 @@ errcode_t e2v_load_verifier(const char *certfile, const char *cafile, struct e2v
 errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
 		      size_t *sig_size);
 
+/* e2v_digest_line()'s forms: the digest, or the bytes a signature signs, in hex */
+#define E2V_FORM_DIGEST 0
+#define E2V_FORM_BUILTIN 1 /* struct fsverity_formatted_digest: a built-in signature's */
+#define E2V_FORM_IMA 2	   /* the ima_file_id an IMA fs-verity signature signs the hash of */
+
 /*
  * Writes one line as `fsverity digest` prints it: "<alg>:<hex> <path>", or
- * with @for_builtin_sig "<hex of the formatted digest> <path>", the bytes a
- * built-in signature signs.  Returns 0 or an errno value.
+ * with @form E2V_FORM_BUILTIN or E2V_FORM_IMA "<hex of what is signed>
+ * <path>".  Returns 0 or an errno value.
  */
-int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char *path,
-		    int for_builtin_sig);
+int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char *path, int form);
 
 int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[]);
 int cmd_sign(const struct e2v_command *cmd, int argc, char *argv[]);

@@ -15,6 +15,29 @@ enum {
 };
 
 #define E2V_DUMP_CHUNK (1u << 20)
+/* not verity metadata: the security.ima extended attribute, as `getfattr -e hex` shows it */
+#define E2V_DUMP_IMA 0x100
+
+/* The bytes of security.ima from @offset, at most @length */
+static errcode_t e2v_dump_ima(ext2_filsys fs, ext2_ino_t ino, uint64_t offset, uint64_t length)
+{
+	uint8_t *value;
+	size_t len;
+	errcode_t err;
+
+	err = e2verity_ima_get(fs, ino, &value, &len);
+	if (err)
+		return err;
+	if (offset < len) {
+		len -= offset;
+		if (length < len)
+			len = length;
+		if (fwrite(value + offset, 1, len, stdout) != len)
+			err = errno ? errno : EIO;
+	}
+	free(value);
+	return err;
+}
 
 static const struct {
 	const char *name;
@@ -23,6 +46,7 @@ static const struct {
 	{ "merkle_tree", E2VERITY_METADATA_MERKLE_TREE },
 	{ "descriptor", E2VERITY_METADATA_DESCRIPTOR },
 	{ "signature", E2VERITY_METADATA_SIGNATURE },
+	{ "ima", E2V_DUMP_IMA },
 };
 
 static unsigned int e2v_dump_type(const char *name)
@@ -88,8 +112,8 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 	type = e2v_dump_type(type_name);
 	if (!type)
 		return e2v_usage_error(cmd,
-				       "unknown metadata type '%s' (merkle_tree, descriptor "
-				       "or signature)",
+				       "unknown metadata type '%s' (merkle_tree, descriptor, "
+				       "signature or ima)",
 				       e2v_name(type_name));
 	if (e2v_normalize_path(path))
 		return e2v_usage_error(cmd, E2V_MSG_RELATIVE, e2v_name(path));
@@ -98,6 +122,15 @@ int cmd_dump(const struct e2v_command *cmd, int argc, char *argv[])
 		return E2V_EXIT_FAILURE;
 	if (e2v_cli_lookup(fs, image, path, &ino))
 		goto out;
+	if (type == E2V_DUMP_IMA) {
+		err = e2v_dump_ima(fs, ino, offset, length);
+		if (err) {
+			e2v_error(err, "while reading the security.ima of '%s'", e2v_name(path));
+			goto out;
+		}
+		status = e2v_flush_stdout() ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+		goto out;
+	}
 	buf = malloc(E2V_DUMP_CHUNK);
 	if (!buf) {
 		e2v_error(ENOMEM, "while dumping '%s'", e2v_name(path));

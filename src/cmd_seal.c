@@ -82,11 +82,68 @@ static int e2v_fs_kernel(const struct e2v_seal_cli *c, ext2_filsys fs)
 	return 0;
 }
 
-static const char *e2v_action_word(enum e2verity_seal_action a)
+static const char *e2v_action_word(const struct e2v_seal_cli *c,
+				   const struct e2verity_seal_plan *p)
 {
-	return a == E2VERITY_SEAL_SKIP	   ? "already sealed, skip"
-	       : a == E2VERITY_SEAL_RESEAL ? "reseal"
-					   : "seal";
+	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_WRITE)
+		return c->ima_only ? "write security.ima of" : "already sealed, write security.ima of";
+	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_REPLACE)
+		return c->ima_only ? "replace security.ima of"
+				   : "already sealed, replace security.ima of";
+	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_KEEP)
+		return c->ima_only ? "keep security.ima of"
+				   : "already sealed with this security.ima, skip";
+	return p->action == E2VERITY_SEAL_SKIP	   ? "already sealed, skip"
+	       : p->action == E2VERITY_SEAL_RESEAL ? "reseal"
+						   : "seal";
+}
+
+/* what a file to (re)seal does with its security.ima, for the dry run's line */
+static const char *e2v_ima_words(const struct e2verity_seal_plan *p)
+{
+	if (p->action == E2VERITY_SEAL_SKIP)
+		return "";
+	switch (p->ima) {
+	case E2VERITY_IMA_WRITE:
+		return ", with security.ima";
+	case E2VERITY_IMA_REPLACE:
+		return ", replacing its security.ima";
+	case E2VERITY_IMA_REMOVE:
+		return ", removing its security.ima if the digest changes";
+	default:
+		return "";
+	}
+}
+
+/* whether a plan writes anything */
+static int e2v_plan_writes(const struct e2verity_seal_plan *p)
+{
+	return p->action != E2VERITY_SEAL_SKIP || p->ima == E2VERITY_IMA_WRITE ||
+	       p->ima == E2VERITY_IMA_REPLACE;
+}
+
+/* -n --ima-only without a key: the pre-flight plans security.ima, nothing signs it */
+static errcode_t e2v_no_ima_sign(void *ctx, unsigned int alg, const uint8_t *digest,
+				 uint8_t **value, size_t *len)
+{
+	(void)ctx;
+	(void)alg;
+	(void)digest;
+	*value = NULL;
+	*len = 0;
+	return E2VERITY_ET_SIGN;
+}
+
+/* ... and a file that has one already is left out of the list, unless --force replaces it */
+static int e2v_no_ima_keep(void *ctx, unsigned int alg, const uint8_t *digest,
+			   const uint8_t *value, size_t len)
+{
+	(void)ctx;
+	(void)alg;
+	(void)digest;
+	(void)value;
+	(void)len;
+	return 1;
 }
 
 /*
@@ -103,6 +160,8 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 
 	*work = 0;
 	for (size_t i = 0; i < sel->n; i++) {
+		/* the callbacks of values made elsewhere find the file's by its index */
+		c->index = i;
 		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plans[i]);
 		if (err) {
 			e2v_error(err, "while checking '%s'%s", e2v_name(sel->v[i].path),
@@ -113,11 +172,11 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		}
 		need += plans[i].blocks_needed;
 		freed += plans[i].blocks_freed;
-		if (plans[i].action != E2VERITY_SEAL_SKIP)
+		if (e2v_plan_writes(&plans[i]))
 			*work = 1;
 		if (c->w.dry_run && !c->w.quiet)
-			e2v_seal_list(sel, i, e2v_action_word(plans[i].action),
-				      plans[i].blocks_needed);
+			e2v_seal_list(sel, i, e2v_action_word(c, &plans[i]), plans[i].blocks_needed,
+				      e2v_ima_words(&plans[i]));
 	}
 	if (bad || sel->errors)
 		return E2V_EXIT_FAILURE;
@@ -172,6 +231,16 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	/* a manifest that cannot be written is found out before the image is */
 	if (e2v_seal_manifest_open(&c) != E2V_EXIT_OK)
 		goto out;
+	if (c.ima_so.keyfile && e2v_seal_ima_signer(&c))
+		goto out;
+	if (c.ima_sigsrc && e2v_ima_detached_open(&c))
+		goto out;
+	/* -n --ima-only --for-ima-sig without a key: nothing is signed, what to sign is listed */
+	if (c.ima_only && !c.opts.ima_sign) {
+		c.opts.ima_sign = e2v_no_ima_sign;
+		c.opts.ima_keep = c.w.force ? NULL : e2v_no_ima_keep;
+		c.opts.ima_size_max = E2VERITY_IMA_MAX_SIZE;
+	}
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */
 	err = e2v_write_image_open(&pre, &c.w, 1);
 	if (err) {
@@ -203,6 +272,8 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_select_run(&sel, fs, c.w.image, "seals", &c.w.sel, c.w.verbose);
 	if (status != E2V_EXIT_OK)
 		goto out;
+	if (c.ima_only)
+		e2v_ima_only_filter(&c, fs, &sel);
 	if (!sel.n && !sel.errors) {
 		/* -r on an empty directory, or everything excluded: nothing to do is no failure */
 		if (!c.w.quiet)
@@ -222,6 +293,11 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 		if (status != E2V_EXIT_OK)
 			goto out;
 	}
+	if (c.ima_sigsrc) {
+		status = e2v_ima_detached_load(&c, &sel);
+		if (status != E2V_EXIT_OK)
+			goto out;
+	}
 	/* one scan of every inode proves what each seal writes into its file's alone */
 	err = e2verity_owners_scan(fs, &owners);
 	if (err) {
@@ -233,11 +309,13 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_seal_preflight(&c, fs, &sel, plans, &work);
 	if (status == E2V_EXIT_OK && c.detached)
 		status = e2v_detached_verify(&c, fs, &sel, plans);
+	if (status == E2V_EXIT_OK && c.ima_detached)
+		status = e2v_ima_detached_verify(&c, fs, &sel, plans);
 	if (status != E2V_EXIT_OK)
 		goto out;
 	if (c.w.dry_run) {
 		if (c.manifest) {
-			status = e2v_seal_digests(&c, fs, &sel);
+			status = e2v_seal_digests(&c, fs, &sel, plans);
 			if (status == E2V_EXIT_OK)
 				status = e2v_seal_manifest_write(&c, 0);
 		}

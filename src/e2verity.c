@@ -25,15 +25,18 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--exclude=GLOB]... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS] [--embed-cert|--no-embed-cert]]\n"
 	  "\t\t[--signatures-from=DIR|--signature=SIGFILE [--cert=CERT] [--ca=CA]]\n"
+	  "\t\t[--ima-key=KEYFILE [--ima-cert=CERTFILE] [--ima-key-pass=PASS]\n"
+	  "\t\t |--ima-signatures-from=DIR|FILE [--ima-cert=CERTFILE]] [--ima-only]\n"
 	  "\t\t[--immutable] [--force] [-n|--dry-run] [-z UNDO_FILE]\n"
 	  "\t\t[-j N|--threads=N] [-p|--progress] [-q] [-v]\n"
-	  "\t\t[--manifest=FILE [--for-builtin-sig] [--compact|--json]] [--min-kernel=VERSION]\n"
+	  "\t\t[--manifest=FILE [--for-builtin-sig|--for-ima-sig] [--compact|--json]]\n"
+	  "\t\t[--min-kernel=VERSION]"
 	  "\t\tIMAGE [PATH...]",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[--partition=N|NAME|UUID] [-n|-p|-y [-z UNDO_FILE]] [-f] [-r] [-j N]\n"
 	  "\t\t[-C FD|--progress] [-q|-v] [-V] [--json] [--cert=CERT] [--ca=CA]\n"
-	  "\t\t[--require-signatures] [--min-kernel=VERSION]\n"
+	  "\t\t[--require-signatures] [--ima-cert=CERT] [--require-ima] [--min-kernel=VERSION]\n"
 	  "\t\t[--manifest=FILE [--manifest-extra=ignore|warn|error]]\n"
 	  "\t\t[--require-sealed[=PATH]]... [--exclude=GLOB]... IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
@@ -46,7 +49,7 @@ static const struct e2v_command e2v_commands[] = {
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
 	  "[--partition=N|NAME|UUID] [--offset=N] [--length=N]\n"
-	  "\t\tIMAGE PATH merkle_tree|descriptor|signature\n"
+	  "\t\tIMAGE PATH merkle_tree|descriptor|signature|ima\n"
 	  "\t\t(or IMAGE TYPE PATH, the order of fsverity dump_metadata)",
 	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",

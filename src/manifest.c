@@ -15,20 +15,31 @@
  * One place for the line format, so that a manifest written by one command is
  * read by `fsverity`-based tooling and by the other commands alike.
  */
-int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char *path,
-		    int for_builtin_sig)
+/* The hex of what a signature of @form signs, or of the digest itself */
+static int e2v_signed_hex(unsigned int alg, const uint8_t *digest, int form, char *hex)
+{
+	uint8_t buf[E2VERITY_FORMATTED_DIGEST_MAX + E2VERITY_IMA_FILE_ID_MAX];
+	size_t len;
+
+	if (form == E2V_FORM_BUILTIN ? e2verity_formatted_digest(alg, digest, buf, &len)
+	    : form == E2V_FORM_IMA   ? e2verity_ima_file_id(alg, digest, buf, &len)
+				     : (len = e2verity_hash_alg_by_num(alg)->digest_size,
+					memcpy(buf, digest, len), 0))
+		return EINVAL;
+	e2v_bin2hex(buf, len, hex);
+	return 0;
+}
+
+int e2v_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char *path, int form)
 {
 	const struct e2verity_hash_alg *a = e2verity_hash_alg_by_num(alg);
 	char hex[2 * E2VERITY_FORMATTED_DIGEST_MAX + 1];
-	uint8_t formatted[E2VERITY_FORMATTED_DIGEST_MAX];
-	size_t len;
 
 	if (!a)
 		return EINVAL;
-	if (for_builtin_sig) {
-		if (e2verity_formatted_digest(alg, digest, formatted, &len))
+	if (form != E2V_FORM_DIGEST) {
+		if (e2v_signed_hex(alg, digest, form, hex))
 			return EINVAL;
-		e2v_bin2hex(formatted, len, hex);
 		fprintf(f, "%s ", hex);
 	} else {
 		e2v_bin2hex(digest, a->digest_size, hex);
@@ -111,6 +122,26 @@ static int e2v_ino_cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
+/* What security.ima holds; an attribute that cannot be read is as none, for a listing */
+static void e2v_manifest_ima(ext2_filsys fs, struct e2v_manifest_entry *e)
+{
+	uint8_t *value;
+	size_t len;
+	errcode_t err;
+
+	e->ima = E2VERITY_CHECK_IMA_NONE;
+	if (e2verity_ima_get(fs, e->ino, &value, &len))
+		return;
+	e->ima_size = len;
+	err = e2verity_ima_parse(value, len, &e->ima_sig);
+	e->ima_type = e->ima_sig.type;
+	e->ima_sig.sig = NULL;
+	e->ima = !err				      ? E2VERITY_CHECK_IMA_VERITY
+		 : err == E2VERITY_ET_IMA_NOT_VERITY ? E2VERITY_CHECK_IMA_OTHER
+						      : E2VERITY_CHECK_IMA_MALFORMED;
+	free(value);
+}
+
 errcode_t e2v_manifest_names(ext2_filsys fs, const char *image, const struct e2v_manifest *by_ino,
 			     struct e2v_manifest *out)
 {
@@ -141,6 +172,8 @@ errcode_t e2v_manifest_names(ext2_filsys fs, const char *image, const struct e2v
 		e = bsearch(&key, sorted, by_ino->n, sizeof(*sorted), e2v_ino_cmp);
 		if (e) /* always: only these inodes were collected */
 			out->v[i].m = e->m;
+		/* as the image now is: written with the seal, or left */
+		e2v_manifest_ima(fs, &out->v[i]);
 	}
 out:
 	free(sorted);
@@ -163,6 +196,8 @@ unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf)
 			e->err = LINUX_S_ISDIR(inode.i_mode) ? EISDIR : E2VERITY_ET_NOT_REGULAR;
 		if (!e->err)
 			e->err = e2verity_measure_inode(fs, e->ino, &e->m);
+		if (!e->err)
+			e2v_manifest_ima(fs, e);
 		if (e->err) {
 			e2v_error(e->err, "while measuring '%s'%s", e2v_name(e->path),
 				  e->err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, e->ino)
@@ -171,6 +206,29 @@ unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf)
 		}
 	}
 	return bad;
+}
+
+/* "ima": null, or what security.ima holds: an fs-verity signature's key id and algorithm */
+static void e2v_manifest_json_ima(struct e2v_json *j, const struct e2v_manifest_entry *e)
+{
+	const char *alg;
+	char id[9];
+
+	if (e->ima == E2VERITY_CHECK_IMA_NONE) {
+		e2v_json_null(j, "ima");
+		return;
+	}
+	e2v_json_begin_object(j, "ima");
+	e2v_json_bool(j, "verity_signature", e->ima == E2VERITY_CHECK_IMA_VERITY);
+	e2v_json_uint(j, "type", e->ima_type);
+	if (e->ima == E2VERITY_CHECK_IMA_VERITY) {
+		snprintf(id, sizeof(id), "%08x", e->ima_sig.key_id);
+		e2v_json_string(j, "key_id", id);
+		alg = e2verity_ima_hash_algo_name(e->ima_sig.hash_algo);
+		e2v_json_string(j, "hash_algorithm", alg ? alg : "?");
+	}
+	e2v_json_uint(j, "size", e->ima_size);
+	e2v_json_end_object(j);
 }
 
 static void e2v_manifest_json_entry(struct e2v_json *j, const struct e2v_manifest_entry *e)
@@ -190,11 +248,12 @@ static void e2v_manifest_json_entry(struct e2v_json *j, const struct e2v_manifes
 	e2v_json_string(j, "digest", dg);
 	e2v_json_bool(j, "signed", d->sig_size > 0);
 	e2v_json_uint(j, "signature_size", d->sig_size);
+	e2v_manifest_json_ima(j, e);
 	e2v_json_end_object(j);
 }
 
-void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int for_builtin_sig,
-			const char *image, const struct e2v_manifest *mf)
+void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int form, const char *image,
+			const struct e2v_manifest *mf)
 {
 	struct e2v_json j;
 
@@ -202,22 +261,16 @@ void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int for_builti
 		for (size_t i = 0; i < mf->n; i++) {
 			const struct e2v_manifest_entry *e = &mf->v[i];
 			char hex[2 * E2VERITY_FORMATTED_DIGEST_MAX + 1];
-			uint8_t formatted[E2VERITY_FORMATTED_DIGEST_MAX];
-			size_t len;
 
 			if (e->err)
 				continue;
 			if (format != E2V_MANIFEST_COMPACT) {
 				e2v_digest_line(f, e->m.desc.hash_algorithm, e->m.digest, e->path,
-						for_builtin_sig);
+						form);
 				continue;
 			}
-			if (for_builtin_sig &&
-			    !e2verity_formatted_digest(e->m.desc.hash_algorithm, e->m.digest,
-						       formatted, &len))
-				e2v_bin2hex(formatted, len, hex);
-			else
-				e2v_bin2hex(e->m.digest, e->m.digest_size, hex);
+			if (e2v_signed_hex(e->m.desc.hash_algorithm, e->m.digest, form, hex))
+				continue;
 			fprintf(f, "%s\n", hex);
 		}
 		return;

@@ -16,6 +16,11 @@ struct e2v_manifest_entry {
 	ext2_ino_t ino;
 	struct e2verity_measurement m;
 	errcode_t err; /* measuring failed (reported): left out of the output */
+	/* security.ima: E2VERITY_CHECK_IMA_* (what it holds), and an fs-verity signature's header */
+	int ima;
+	uint8_t ima_type;
+	struct e2verity_ima_sig ima_sig; /* its sig pointer is not kept */
+	size_t ima_size;
 };
 
 struct e2v_manifest {
@@ -34,11 +39,12 @@ errcode_t e2v_manifest_add(struct e2v_manifest *mf, const char *path, ext2_ino_t
 /* Reads the stored descriptor of every entry; returns how many failed (each reported). */
 unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf);
 /*
- * Writes the entries measured without error: lines by e2v_digest_line(), bare
- * hex (of the formatted digest with @for_builtin_sig), or one JSON document.
+ * Writes the entries measured without error: lines by e2v_digest_line() in
+ * its @form, bare hex (of what a signature of @form signs), or one JSON
+ * document.
  */
-void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int for_builtin_sig,
-			const char *image, const struct e2v_manifest *mf);
+void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int form, const char *image,
+			const struct e2v_manifest *mf);
 /*
  * @by_ino holds one measured entry per inode; @out gets every name of each of
  * them in @fs, sorted, with the measurement copied.

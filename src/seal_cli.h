@@ -16,6 +16,17 @@ struct e2v_detached {
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 };
 
+/* a security.ima made elsewhere, for one selected file: a whole value, or a bare signature */
+struct e2v_ima_detached {
+	uint8_t *bytes; /* as read; made into a value by e2v_ima_detached_verify() */
+	size_t size;
+	uint8_t *value; /* what is written */
+	size_t len;
+	int verified; /* @digest is what the value was verified against */
+	unsigned int alg;
+	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
+};
+
 struct e2v_seal_cli {
 	struct e2v_tree_opts tree;
 	struct e2verity_seal_opts opts;
@@ -33,12 +44,21 @@ struct e2v_seal_cli {
 	struct e2verity_signer *signer;
 	struct e2verity_verifier *verifier; /* --cert/--ca for detached signatures */
 	struct e2v_kernel kernel; /* --min-kernel */
+	/* security.ima: a key here (--ima-key), or values made elsewhere (--ima-signatures-from) */
+	struct e2v_signer_opts ima_so;
+	const char *ima_sigsrc; /* a directory of PATH.ima files, or evmctl's output */
+	int ima_only, for_ima_sig;
+	struct e2verity_ima_signer *ima_signer;
+	struct e2verity_ima_verifier *ima_verifier; /* --ima-cert, for values made elsewhere */
+	struct e2v_ima_detached *ima_detached;
+	size_t nima_detached;
 	int progress;
 	/* progress display */
 	struct e2v_progress bar;
 	size_t index, total; /* the file being sealed: its index in the selection */
 	const char *current;
 	size_t skipped; /* files reported as sealed already, with these parameters */
+	size_t ima_kept; /* files sealed already whose security.ima is kept */
 };
 
 /* seal_options.c: the command line, checked whole; E2V_EXIT_OK or the usage status */
@@ -56,6 +76,16 @@ int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
 int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
 			const struct e2verity_seal_plan *plans);
 
+/* seal_ima.c: security.ima, signed here or made elsewhere */
+int e2v_seal_ima_signer(struct e2v_seal_cli *c);
+int e2v_ima_detached_open(struct e2v_seal_cli *c);
+int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
+int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
+			    const struct e2v_selection *sel, const struct e2verity_seal_plan *plans);
+/* --ima-only with -a or -r: the files found that are not sealed are left out */
+void e2v_ima_only_filter(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_selection *sel);
+void e2v_ima_cli_free(struct e2v_seal_cli *c);
+
 /* seal_write.c: the writing phase, in journal transactions; the pre-flight has passed */
 int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		   const struct e2verity_seal_plan *plans);
@@ -68,9 +98,14 @@ void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *s
 			   const struct e2verity_seal_plan *plans);
 /* How many files were sealed already (one line each with -v, said as they were met). */
 void e2v_seal_note_skips(const struct e2v_seal_cli *c);
-/* A dry run's line for file @i: "ACTION PATH (N blocks at most)", then its other names. */
-void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action, uint64_t blocks);
-int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel);
+/*
+ * A dry run's line for file @i: "ACTION PATH (N blocks at most@more)", then
+ * its other names.
+ */
+void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
+		   uint64_t blocks, const char *more);
+int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
+		     const struct e2verity_seal_plan *plans);
 /* Opens the manifest's file before the image is written: a bad path costs nothing. */
 int e2v_seal_manifest_open(struct e2v_seal_cli *c);
 /* Writes the manifest; @sealed: the image was written, which a failure here does not undo. */

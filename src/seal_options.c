@@ -15,7 +15,45 @@ enum {
 	OPT_SIGNATURE,
 	OPT_CA,
 	OPT_MIN_KERNEL,
+	OPT_IMA_KEY,
+	OPT_IMA_CERT,
+	OPT_IMA_KEY_PASS,
+	OPT_IMA_ONLY,
+	OPT_IMA_SIGNATURES_FROM,
+	OPT_FOR_IMA_SIG,
 };
+
+/* The IMA options: what each needs, and what they exclude */
+static int e2v_seal_parse_ima(const struct e2v_command *cmd, struct e2v_seal_cli *c)
+{
+	const int signing = c->ima_so.keyfile || c->ima_sigsrc;
+
+	if (c->ima_so.keyfile && c->ima_sigsrc)
+		return e2v_usage_error(cmd, "--ima-key signs here; --ima-signatures-from brings "
+					    "security.ima values made elsewhere");
+	if (c->ima_so.key_pass && !c->ima_so.keyfile)
+		return e2v_usage_error(cmd, "--ima-key-pass needs --ima-key");
+	if (c->ima_so.certfile && !signing)
+		return e2v_usage_error(cmd, "--ima-cert needs --ima-key or --ima-signatures-from");
+	if (c->for_ima_sig && !c->manifest)
+		return e2v_usage_error(cmd, "--for-ima-sig needs --manifest");
+	if (c->for_ima_sig && c->for_builtin_sig)
+		return e2v_usage_error(cmd, "--for-builtin-sig or --for-ima-sig, not both");
+	/* a dry run lists what to sign for --ima-only without a key */
+	if (c->ima_only && !signing && !(c->w.dry_run && c->for_ima_sig))
+		return e2v_usage_error(cmd, "--ima-only needs --ima-key or --ima-signatures-from "
+					    "(or -n --manifest --for-ima-sig)");
+	if (c->ima_only && (c->so.keyfile || c->sigdir || c->sigfile || c->so.certfile ||
+			    c->cafile || c->for_builtin_sig || (c->opts.flags & E2VERITY_SEAL_IMMUTABLE)))
+		return e2v_usage_error(cmd, "--ima-only writes security.ima alone: --key, --cert, "
+					    "--ca, --signatures-from, --signature, --for-builtin-sig "
+					    "and --immutable belong to sealing");
+	if (c->ima_only && (c->tree.params.hash_alg || c->tree.params.block_size ||
+			    c->tree.params.salt))
+		return e2v_usage_error(cmd, "--ima-only signs the digest each file was sealed with: "
+					    "the tree options have no use");
+	return 0;
+}
 
 int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct e2v_seal_cli *c)
 {
@@ -36,6 +74,12 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		{ "signature", required_argument, NULL, OPT_SIGNATURE },
 		{ "ca", required_argument, NULL, OPT_CA },
 		{ "min-kernel", required_argument, NULL, OPT_MIN_KERNEL },
+		{ "ima-key", required_argument, NULL, OPT_IMA_KEY },
+		{ "ima-cert", required_argument, NULL, OPT_IMA_CERT },
+		{ "ima-key-pass", required_argument, NULL, OPT_IMA_KEY_PASS },
+		{ "ima-only", no_argument, NULL, OPT_IMA_ONLY },
+		{ "ima-signatures-from", required_argument, NULL, OPT_IMA_SIGNATURES_FROM },
+		{ "for-ima-sig", no_argument, NULL, OPT_FOR_IMA_SIG },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int repeatable[] = { E2V_SELECT_REPEATABLE, 0 };
@@ -105,6 +149,24 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 						       ":16k or :64k for larger pages)",
 						       optarg);
 			break;
+		case OPT_IMA_KEY:
+			c->ima_so.keyfile = optarg;
+			break;
+		case OPT_IMA_CERT:
+			c->ima_so.certfile = optarg;
+			break;
+		case OPT_IMA_KEY_PASS:
+			c->ima_so.key_pass = optarg;
+			break;
+		case OPT_IMA_ONLY:
+			c->ima_only = 1;
+			break;
+		case OPT_IMA_SIGNATURES_FROM:
+			c->ima_sigsrc = optarg;
+			break;
+		case OPT_FOR_IMA_SIG:
+			c->for_ima_sig = 1;
+			break;
 		default:
 			return g.status ? g.status : e2v_usage_error(cmd, NULL);
 		}
@@ -114,6 +176,8 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		return r;
 	if (c->w.force)
 		c->opts.flags |= E2VERITY_SEAL_FORCE;
+	if (c->ima_only)
+		c->opts.flags |= E2VERITY_SEAL_IMA_ONLY;
 	/* the manifest owns standard output then */
 	if (c->manifest && strcmp(c->manifest, "-") == 0)
 		c->w.quiet = 1;
@@ -135,6 +199,9 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 		return e2v_usage_error(cmd, "--cert needs --key, --signatures-from or --signature");
 	if (c->cafile && !c->sigdir && !c->sigfile)
 		return e2v_usage_error(cmd, "--ca needs --signatures-from or --signature");
+	r = e2v_seal_parse_ima(cmd, c);
+	if (r)
+		return r;
 	if (e2verity_params_validate(&c->tree.params))
 		return e2v_usage_error(cmd, "invalid tree parameters");
 	c->opts.params = c->tree.params;
@@ -145,6 +212,7 @@ int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct
 
 void e2v_seal_cli_free(struct e2v_seal_cli *c)
 {
+	e2v_ima_cli_free(c);
 	e2v_manifest_free(&c->mf);
 	e2v_outfile_abort(&c->mout);
 	for (size_t i = 0; i < c->ndetached; i++)

@@ -56,7 +56,9 @@ static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size
 		err = errno;
 		goto out;
 	}
-	e2v_manifest_write(f, c->mformat, c->for_builtin_sig, c->w.image, &all);
+	e2v_manifest_write(f, c->mformat,
+			   c->for_ima_sig ? E2V_FORM_IMA : c->for_builtin_sig ? E2V_FORM_BUILTIN : 0,
+			   c->w.image, &all);
 	if (fclose(f))
 		err = errno ? errno : ENOMEM;
 out:
@@ -112,7 +114,8 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed)
  * -n --manifest: each file's digest, hashed from the image read-only, as
  * sealing would compute it.  Detached signing starts from these lines.
  */
-int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel)
+int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
+		     const struct e2verity_seal_plan *plans)
 {
 	struct e2verity_result r;
 	int status = E2V_EXIT_OK;
@@ -121,6 +124,16 @@ int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_se
 	if (e2v_seal_workers_start(c))
 		return E2V_EXIT_FAILURE;
 	for (size_t i = 0; i < sel->n && status == E2V_EXIT_OK; i++) {
+		/* --ima-only signs the digest each file was sealed with, whatever its tree */
+		if (c->ima_only) {
+			/* a file whose security.ima stays has nothing to sign */
+			if (plans[i].ima == E2VERITY_IMA_KEEP)
+				continue;
+			if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
+						  plans[i].digest))
+				status = E2V_EXIT_FAILURE;
+			continue;
+		}
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 		if (err) {
 			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
@@ -137,44 +150,63 @@ int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_se
 static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result *r,
 			     unsigned int bs)
 {
+	char ima[64] = "";
+
+	if (r->ima == E2VERITY_IMA_WRITE || r->ima == E2VERITY_IMA_REPLACE)
+		snprintf(ima, sizeof(ima), ", security.ima of key %08x", r->ima_key_id);
 	fprintf(stderr,
 		"%s: %s: %s, %llu bytes, %u-byte tree blocks, metadata at blocks %llu-%llu, "
-		"%llu blocks allocated, %llu freed%s%s\n",
+		"%llu blocks allocated, %llu freed%s%s%s\n",
 		e2v_prog, e2v_name(path), r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
 		(unsigned long long)r->desc.data_size, 1u << r->desc.log_blocksize,
 		(unsigned long long)(r->layout.merkle_pos / bs),
 		(unsigned long long)(r->layout.end / bs - 1),
 		(unsigned long long)r->blocks_allocated, (unsigned long long)r->blocks_freed,
 		r->tail_zeroed ? ", stale bytes after EOF zeroed" : "",
-		r->inline_moved ? ", inline data moved to a block" : "");
+		r->inline_moved ? ", inline data moved to a block" : "", ima);
 }
 
 /* A run resumed after an interruption meets thousands: a count, the names with -v. */
-static void e2v_seal_note_skip(struct e2v_seal_cli *c, const char *path)
+static void e2v_seal_note_skip(struct e2v_seal_cli *c, const char *path,
+			       enum e2verity_ima_action ima)
 {
-	c->skipped++;
-	if (!c->w.quiet && c->w.verbose)
+	if (ima == E2VERITY_IMA_KEEP)
+		c->ima_kept++;
+	else
+		c->skipped++;
+	if (c->w.quiet || !c->w.verbose)
+		return;
+	if (ima == E2VERITY_IMA_KEEP)
+		fprintf(stderr, "%s: '%s' has this security.ima already; skipped\n", e2v_prog,
+			e2v_name(path));
+	else
 		fprintf(stderr, "%s: '%s' is already sealed with these parameters; skipped\n",
 			e2v_prog, e2v_name(path));
 }
 
 void e2v_seal_note_skips(const struct e2v_seal_cli *c)
 {
-	if (c->skipped && !c->w.quiet && !c->w.verbose)
+	if (c->w.quiet || c->w.verbose)
+		return;
+	if (c->skipped)
 		fprintf(stderr,
 			"%s: %zu file%s already sealed with these parameters; skipped (-v names "
 			"them)\n",
 			e2v_prog, c->skipped, c->skipped == 1 ? " is" : "s are");
+	if (c->ima_kept)
+		fprintf(stderr, "%s: %zu file%s this security.ima already; skipped (-v names them)\n",
+			e2v_prog, c->ima_kept, c->ima_kept == 1 ? " has" : "s have");
 }
 
-void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action, uint64_t blocks)
+void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
+		   uint64_t blocks, const char *more)
 {
 	const struct e2v_target *links;
 	size_t n;
 
 	printf("%s ", action);
 	e2v_write_name(stdout, sel->v[i].path);
-	printf(" (%llu blocks at most)\n", (unsigned long long)blocks);
+	printf(" (%llu blocks at most%s)\n", (unsigned long long)blocks, more);
 	links = e2v_select_links(sel, sel->v[i].ino, &n);
 	for (size_t k = 0; k < n; k++) {
 		fputs("and ", stdout);
@@ -183,16 +215,36 @@ void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action
 	}
 }
 
+/* What became of security.ima, when it is worth saying: a value replaced or removed is. */
+static void e2v_seal_note_ima(const struct e2v_seal_cli *c, const char *path,
+			      const struct e2verity_seal_result *r)
+{
+	if (c->w.quiet)
+		return;
+	if (r->ima == E2VERITY_IMA_REPLACE)
+		fprintf(stderr, "%s: '%s': its security.ima was replaced (--force)\n", e2v_prog,
+			e2v_name(path));
+	else if (r->ima == E2VERITY_IMA_REMOVE)
+		fprintf(stderr,
+			"%s: '%s': its security.ima signed the digest it had: removed\n",
+			e2v_prog, e2v_name(path));
+	else if (r->action == E2VERITY_SEAL_SKIP && r->ima == E2VERITY_IMA_WRITE && c->w.verbose)
+		fprintf(stderr, "%s: %s: security.ima of key %08x written\n", e2v_prog,
+			e2v_name(path), r->ima_key_id);
+}
+
 errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 			  const struct e2verity_seal_result *res, unsigned int bs)
 {
 	e2v_print_digest(c, res->desc.hash_algorithm, res->digest, t->path);
 	if (e2v_seal_manifest_add(c, t->ino, t->path, &res->desc, res->digest))
 		return ENOMEM;
-	if (res->action == E2VERITY_SEAL_SKIP)
-		e2v_seal_note_skip(c, t->path);
-	else if (c->w.verbose)
+	if (res->action == E2VERITY_SEAL_SKIP &&
+	    (res->ima == E2VERITY_IMA_NONE || res->ima == E2VERITY_IMA_KEEP))
+		e2v_seal_note_skip(c, t->path, res->ima);
+	else if (res->action != E2VERITY_SEAL_SKIP && c->w.verbose)
 		e2v_seal_verbose(t->path, res, bs);
+	e2v_seal_note_ima(c, t->path, res);
 	return 0;
 }
 
@@ -204,6 +256,6 @@ void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *s
 		e2v_print_digest(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
 		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
 				      plans[i].digest);
-		e2v_seal_note_skip(c, sel->v[i].path);
+		e2v_seal_note_skip(c, sel->v[i].path, plans[i].ima);
 	}
 }

@@ -23,6 +23,12 @@ static void e2v_seal_progress(void *ctx, uint64_t done, uint64_t total)
 /* ... and once this much data was hashed, or the journal is this close to full */
 #define E2V_TXN_MAX_BYTES (256ULL << 20)
 #define E2V_TXN_MIN_ROOM 256
+/*
+ * ... or once this many files wait in it: each holds its result here and
+ * its inode's block in the transaction until the commit, so memory stays
+ * bounded whatever the file count (a commit costs a few milliseconds)
+ */
+#define E2V_TXN_MAX_FILES 8192
 
 /* what the files sealed in the open transaction will print once it commits */
 struct e2v_seal_pending {
@@ -159,7 +165,7 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 			e2v_progress_file(&c->bar, 0, c->current);
 		else
 			e2v_progress_file(&c->bar, plans[i].data_size, c->current);
-		if (run.bytes >= E2V_TXN_MAX_BYTES ||
+		if (run.bytes >= E2V_TXN_MAX_BYTES || run.npending >= E2V_TXN_MAX_FILES ||
 		    e2verity_txn_room(img.txn) < E2V_TXN_MIN_ROOM) {
 			err = e2v_seal_commit(c, sel, &img, &run);
 			if (err)

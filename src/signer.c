@@ -102,17 +102,33 @@ static errcode_t e2v_pass_from(const char *spec, char *buf, size_t size)
 	return 0;
 }
 
+/* what a loader of a key (and certificate) looks like: the fs-verity signer's or IMA's */
+typedef errcode_t (*e2v_key_loader)(const char *keyfile, const char *certfile, const char *pass,
+				    void *ret);
+
+static errcode_t e2v_load_fsverity(const char *keyfile, const char *certfile, const char *pass,
+				   void *ret)
+{
+	return e2verity_signer_load(keyfile, certfile, pass, ret);
+}
+
+static errcode_t e2v_load_ima(const char *keyfile, const char *certfile, const char *pass,
+			      void *ret)
+{
+	return e2verity_ima_signer_load(keyfile, certfile, pass, ret);
+}
+
 /*
  * Loads the key, asking for its pass phrase on the terminal when it is
  * encrypted and none was given, as openssl(1) does.  Only an interactive user
  * is asked: a script gets the error.  Errors are reported here.
  */
-errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer)
+static errcode_t e2v_load_with_pass(const struct e2v_signer_opts *o, e2v_key_loader load,
+				    void *ret)
 {
 	char prompt[256], pass[E2V_PASS_MAX];
 	errcode_t err;
 
-	*signer = NULL;
 	e2v_last_failure.err = 0;
 	e2verity_set_log_callback(e2v_note_failure, NULL);
 	if (o->key_pass) {
@@ -122,20 +138,31 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 				  e2v_name(o->key_pass));
 			goto out;
 		}
-		err = e2verity_signer_load(o->keyfile, o->certfile, pass, signer);
+		err = load(o->keyfile, o->certfile, pass, ret);
 	} else {
-		err = e2verity_signer_load(o->keyfile, o->certfile, NULL, signer);
+		err = load(o->keyfile, o->certfile, NULL, ret);
 		if (err == E2VERITY_ET_KEY_PASS_NEEDED && isatty(STDIN_FILENO)) {
 			snprintf(prompt, sizeof(prompt), "Enter pass phrase for %s:", o->keyfile);
 			if (EVP_read_pw_string(pass, sizeof(pass), prompt, 0) == 0)
-				err = e2verity_signer_load(o->keyfile, o->certfile, pass, signer);
+				err = load(o->keyfile, o->certfile, pass, ret);
 		}
 	}
-	if (err) {
+	if (err)
 		e2v_error(err, "while loading '%s'",
 			  e2v_name(e2v_failed_file(err, o->keyfile, o->certfile)));
-		goto out;
-	}
+out:
+	OPENSSL_cleanse(pass, sizeof(pass));
+	return err;
+}
+
+errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer)
+{
+	errcode_t err;
+
+	*signer = NULL;
+	err = e2v_load_with_pass(o, e2v_load_fsverity, signer);
+	if (err)
+		return err;
 	if (o->embed >= 0)
 		e2verity_signer_set_embed(*signer, o->embed);
 	if (!o->quiet && !e2verity_signer_kernel_can_chain(*signer))
@@ -143,9 +170,26 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 			"%s: warning: '%s' has no Authority Key Identifier: the kernel cannot "
 			"chain it to a CA in its keyring\n",
 			e2v_prog, e2v_name(o->certfile ? o->certfile : o->keyfile));
-out:
-	OPENSSL_cleanse(pass, sizeof(pass));
-	return err;
+	return 0;
+}
+
+errcode_t e2v_load_ima_signer(const struct e2v_signer_opts *o, struct e2verity_ima_signer **signer)
+{
+	int from_cert;
+	errcode_t err;
+
+	*signer = NULL;
+	err = e2v_load_with_pass(o, e2v_load_ima, signer);
+	if (err)
+		return err;
+	e2verity_ima_signer_key_id(*signer, &from_cert);
+	/* the kernel finds the key of "id:%08x" by its certificate's subject key identifier */
+	if (!o->quiet && o->certfile && !from_cert)
+		fprintf(stderr,
+			"%s: warning: '%s' has no subject key identifier: the key id is derived "
+			"from the key, as evmctl derives it, and the kernel may not find the key\n",
+			e2v_prog, e2v_name(o->certfile));
+	return 0;
 }
 
 errcode_t e2v_load_verifier(const char *certfile, const char *cafile, struct e2verity_verifier **v,
@@ -192,4 +236,16 @@ errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_
 		      size_t *sig_size)
 {
 	return e2verity_sign_digest(ctx, alg, digest, sig, sig_size);
+}
+
+errcode_t e2v_ima_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **value,
+			  size_t *len)
+{
+	return e2verity_ima_sign(ctx, alg, digest, value, len);
+}
+
+int e2v_ima_keep_cb(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *value,
+		    size_t len)
+{
+	return e2verity_ima_signer_verify(ctx, alg, digest, value, len) == 0;
 }

@@ -34,6 +34,25 @@ EOC
 	"$E2VERITY" seal img /a >/dev/null || return 1
 }
 
+# sample_image: img, check-lib.sh's make_sample with the same bytes on every run: 32 MiB, 4 KiB
+# blocks, files sealed by fsverity-utils and debugfs (not by e2verity), host copies in src/:
+# /a: 600000 bytes, SHA-256, 4 KiB tree blocks: 147 data blocks; levels 2 (top) + 1; tree at 655360:
+#     stored block 0 = top, 1-2 = level 0; descriptor at 667648, size word at 671740.
+# /big3: 1048577 bytes, SHA-512, 1 KiB tree blocks, salted: 1025 data blocks, levels 65, 5, 1; tree
+#     at 1114112: stored block 0 = level 2 (top), 1-5 = level 1, 6-70 = level 0; descriptor at
+#     1187840.
+# /hello (6 bytes, one block, no tree), /empty, /exact64k, /sparse (5 MiB, mostly a hole) and
+# "/dir/sub/nested file" (salted); /plain is not sealed.
+sample_image()
+{
+	# make_sample's data is random; a case's expected output names hashes
+	make_data()
+	{
+		det_data "$@"
+	}
+	make_sample img src
+}
+
 # sif PATH FIELD VALUE: set an inode field with debugfs (it keeps the inode checksum right)
 sif()
 {

@@ -85,6 +85,7 @@ is "block size" "4096" seal --block-size = 4
 is "pass phrase source" "env:" sign --key-pass = en
 is "threads: no guess" "" check -j ""
 is "dump types" "descriptor
+ima
 merkle_tree
 signature" dump "$img" /hello.txt ""
 

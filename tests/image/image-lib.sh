@@ -183,3 +183,54 @@ cut_writes()
 		echo "$c_name: $c_total cut points tried, $c_mode mode"
 	done
 }
+
+# ima_files IMG PATH...: those PATHs whose inode has a security.ima attribute, one a line, from
+# one debugfs run
+ima_files()
+{
+	if_img=$1
+	shift
+	for if_p in "$@"; do
+		printf 'ea_list "%s"\n' "$if_p"
+	done >"$T_TMP/ea.cmds"
+	debugfs -f "$T_TMP/ea.cmds" "$if_img" 2>/dev/null |
+		awk '/^debugfs: ea_list /{ f = $3; gsub(/"/, "", f) } /^ *security\.ima /{ print f }'
+}
+
+# ima_judge NAME IMG SNAP MODE PATH...: after a cut of `seal --ima-key` (MODE seal) or of an
+# unseal of such files (unseal), each file of SNAP (snapshot's lines) that is sealed has its
+# security.ima and each that is not has none; after a cut of --ima-only (only) any attribute
+# there is whole. Every present attribute must verify (check --ima-cert=ima.crt, made by the
+# caller); an attribute block's other attribute (/ima-xattr-file's user.big, big.val) is intact.
+ima_judge()
+{
+	ij_name=$1 ij_img=$2 ij_snap=$3 ij_mode=$4
+	shift 4
+	ima_files "$ij_img" "$@" >"$T_TMP/ima.has"
+	for ij_f in "$@"; do
+		ij_flags=$(awk -v f="$ij_f" '$1 == f && $2 == "flags" { print $3 }' "$ij_snap")
+		ij_has=$(grep -cx "$ij_f" "$T_TMP/ima.has")
+		if [ "$ij_mode" = only ]; then
+			:
+		elif [ $((ij_flags & 0x100000)) -ne 0 ] && [ "$ij_has" -ne 1 ]; then
+			fail "$ij_name: $ij_f is sealed without its security.ima"
+			return 1
+		elif [ $((ij_flags & 0x100000)) -eq 0 ] && [ "$ij_has" -ne 0 ]; then
+			fail "$ij_name: $ij_f has a security.ima but is not sealed"
+			return 1
+		fi
+	done
+	if [ -n "${IMA_XATTR_FILE:-}" ]; then
+		rm -f "$T_TMP/got.val"
+		debugfs -R "ea_get -f $T_TMP/got.val $IMA_XATTR_FILE user.big" "$ij_img" >/dev/null 2>&1
+		cmp -s "$T_TMP/got.val" big.val || {
+			fail "$ij_name: $IMA_XATTR_FILE lost its other attribute"
+			return 1
+		}
+	fi
+	if [ -s "$T_TMP/ima.has" ] && ! "$E2VERITY" check --ima-cert=ima.crt "$ij_img" \
+		>"$T_TMP/ima.check" 2>&1; then
+		fail "$ij_name: check --ima-cert: $(cat "$T_TMP/ima.check")"
+		return 1
+	fi
+}

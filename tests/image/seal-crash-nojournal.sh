@@ -3,7 +3,9 @@
 # seal-crash-nojournal.sh - on images without a journal, seal (plain and signed) and unseal cut at
 # every write (killed, or the write failing): e2fsck -p repairs what is left without changing a
 # byte of any file, and each file is sealed and right, or not sealed; SIGTERM at any write leaves
-# a clean image
+# a clean image. With --ima-key (and its unseal, and --ima-only), a file is sealed exactly when it
+# has its security.ima: in the inode, which switches with it, or in an extended attribute block
+# allocated in the transaction (written before the inode, never the old one rewritten in place)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/image/image-lib.sh"
 require_cmd openssl fsverity
@@ -35,6 +37,10 @@ islands src/four 4 10
 islands src/ten 10 20
 FILES="/empty /one /big /dir/small /sparse /four /ten"
 mkimg base.img src 64M -b 4096 -O ^has_journal,quota || exit 1
+# /dir/small has an attribute block: security.ima goes there, in a block of its own allocation
+head -c 300 /dev/zero | tr '\0' x >big.val
+debugfs -w -R "ea_set -f big.val /dir/small user.big" base.img >/dev/null 2>&1
+IMA_XATTR_FILE=/dir/small
 # mke2fs -d 1.47.0 may leave the quota inconsistent: start from a clean image
 e2fsck -fy base.img >/dev/null 2>&1
 fsck_clean base.img || exit 1
@@ -94,9 +100,15 @@ judge()
 			return
 		fi
 	fi
+	if [ -n "$J_IMA" ]; then
+		snapshot "$j_img" snap.cmds >cut.snap
+		# shellcheck disable=SC2086
+		ima_judge "$j_name" "$j_img" cut.snap "$J_IMA" $FILES || return
+	fi
 	pass "$j_name ($j_sealed sealed)"
 }
 
+J_IMA=
 CUT_MODES="kill fail term"
 cut_writes "seal" base.img seal -q
 cut_writes "signed seal" base.img seal -q --key=key.pem --cert=cert.pem
@@ -105,11 +117,23 @@ cp base.img sealed.img
 [ "$(debugfs -R 'ex /four' sealed.img 2>/dev/null | grep -c '^ *0/ *1 ')" -gt 0 ] ||
 	fail "sealed /four has no extent leaf block"
 cut_writes "unseal" sealed.img unseal
-
 # check -p (trees flipped) and -y (a descriptor zeroed too) on the sealed image, cut at every write:
 # each file as damaged or repaired whole, never half (tests/image/repair-cuts-lib.sh)
 . "$top_srcdir/tests/image/repair-cuts-lib.sh"
 repair_setup sealed.img
 repair_cuts "check -p" preen "kill fail term" -p
 repair_cuts "check -y" preen "kill fail term" -y --manifest=want.all
+
+# issue 21: never a sealed file without its security.ima, nor the reverse
+# shellcheck disable=SC2086
+snapshot_cmds $FILES >snap.cmds
+cp cert.pem ima.crt
+J_IMA=seal
+cut_writes "seal --ima-key" base.img seal -q --ima-key=key.pem --ima-cert=cert.pem
+cp base.img imasealed.img
+"$E2VERITY" seal -q --ima-key=key.pem imasealed.img $FILES || fail "seal --ima-key for the unseal cuts"
+J_IMA=unseal
+cut_writes "unseal of signed files" imasealed.img unseal
+J_IMA=only
+cut_writes "seal --ima-only" sealed.img seal -q --ima-only --ima-key=key.pem
 finish

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # seal-crash.sh - a seal, an unseal, check -p and check -y cut at every write (killed, or the write failing):
-# after e2fsck's journal replay the image is clean and each file is sealed and right, or untouched
+# after e2fsck's journal replay the image is clean and each file is sealed and right, or untouched;
+# with --ima-key (and its unseal, and --ima-only), a file is sealed exactly when it has its
+# security.ima, one in an extended attribute block too
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/image/image-lib.sh"
 require_cmd openssl
@@ -19,6 +21,11 @@ seeded src/dir/small 777 3
 make_sparse src/sparse 20000000
 FILES="/empty /one /big /dir/small /sparse"
 mkimg base.img src 64M -b 4096 || exit 1
+# /dir/small has an attribute block: security.ima goes there, in a block of its own allocation
+head -c 300 /dev/zero | tr '\0' x >big.val
+debugfs -w -R "ea_set -f big.val /dir/small user.big" base.img >/dev/null 2>&1
+IMA_XATTR_FILE=/dir/small
+self_signed ima.key ima.crt "e2verity crash ima"
 # mke2fs -d 1.47.0 may leave the quota inconsistent: start from a clean image
 e2fsck -fy base.img >/dev/null 2>&1
 fsck_clean base.img || exit 1
@@ -64,20 +71,32 @@ judge()
 			return
 		fi
 	fi
+	# shellcheck disable=SC2086
+	[ -z "$J_IMA" ] || ima_judge "$j_name" "$j_img" cut.snap "$J_IMA" $FILES || return
 	pass "$j_name ($j_sealed sealed)"
 }
 
+J_IMA=
 # every cut point killed; a failing write at every third one
 CUT_STEP_fail=3
 cut_writes "seal" base.img seal -q
 cp base.img sealed.img
 "$E2VERITY" seal -q sealed.img $FILES || fail "seal for the unseal cuts"
 cut_writes "unseal" sealed.img unseal
-
 # check -p (trees flipped) and -y (a descriptor zeroed too) on the sealed image, cut at every write:
 # each file as damaged or repaired whole, never half (tests/image/repair-cuts-lib.sh)
 . "$top_srcdir/tests/image/repair-cuts-lib.sh"
 repair_setup sealed.img
 repair_cuts "check -p" replay "kill fail" -p
 repair_cuts "check -y" replay "kill fail" -y --manifest=want.all
+
+# issue 21: never a sealed file without its security.ima, nor the reverse
+J_IMA=seal
+cut_writes "seal --ima-key" base.img seal -q --ima-key=ima.key --ima-cert=ima.crt
+cp base.img imasealed.img
+"$E2VERITY" seal -q --ima-key=ima.key imasealed.img $FILES || fail "seal --ima-key for the unseal cuts"
+J_IMA=unseal
+cut_writes "unseal of signed files" imasealed.img unseal
+J_IMA=only
+cut_writes "seal --ima-only" sealed.img seal -q --ima-only --ima-key=ima.key
 finish

@@ -67,7 +67,7 @@ int main(int argc, char *argv[])
 		/* as a program built for a later version would fill it in */
 		opts.sig = sig.bytes;
 		opts.sig_size = sig.size;
-		opts.reserved[7] = 1;
+		opts.reserved[sizeof(opts.reserved) / sizeof(opts.reserved[0]) - 1] = 1;
 	} else if (strcmp(argv[4], "bytes") == 0) {
 		opts.sig = sig.bytes;
 		opts.sig_size = sig.size;

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# fetch-kernels.sh - download and unpack the extra kernels of the harness's matrix (Debian 13's 6.12)
+# fetch-kernels.sh - download and unpack the extra kernels of the harness's matrix (Debian 13's 6.12),
+# and Debian 13's ima-evm-utils, the oracle of IMA's fs-verity signatures
 #
 # Usage: fetch-kernels.sh [--update] [--quiet] [TARGET...]
-#   TARGET        6.12-amd64, 6.12-arm64-16k (default: both)
+#   TARGET        6.12-amd64, 6.12-arm64-16k, ima-evm-utils (default: all three)
 #   --update      fetch the newest package even when a target is already cached
 #   --quiet       print only failures
 # The packages come from the Debian archive this machine's apt already uses (suite trixie), through
@@ -12,7 +13,10 @@
 # architecture is installed. A target is the kernel package unpacked with `dpkg -x`, its modules.dep
 # made with `depmod -b`, and for arm64 the userland the guest runs (static busybox, fsverity,
 # keyctl, lsattr and their libraries) unpacked from Debian's arm64 packages. A cached target is
-# used as it is (no network); kernel-lib.sh finds it by its kernel.env.
+# used as it is (no network); kernel-lib.sh finds it by its kernel.env. The ima-evm-utils target
+# is no kernel: evmctl 1.5 (`sign_hash --veritysig`; Debian 12 has 1.4) with the libraries it
+# loads, unpacked under CACHE/ima-evm-utils/root and run through the unpacked dynamic loader
+# (ld-linux-x86-64.so.2 --library-path); CACHE/ima-evm-utils/tool.env says how.
 # Cache: $E2V_KERNEL_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/e2verity/kernels.
 #   E2V_DEBIAN_ARCHIVE  the archive URI (default: the one apt serves this machine's release from)
 # Exit status: 0 every target is there, 1 one could not be had (why: stderr and CACHE/TARGET.why).
@@ -33,7 +37,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ $# -gt 0 ] || set -- 6.12-amd64 6.12-arm64-16k
+[ $# -gt 0 ] || set -- 6.12-amd64 6.12-arm64-16k ima-evm-utils
 
 # shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
 . "$KHARNESS_DIR/kernel-lib.sh"
@@ -151,10 +155,61 @@ needed_libs()
 	done
 }
 
+# fetch_evmctl - $cache/ima-evm-utils: evmctl and every library it loads, from trixie's amd64
+# packages, with a tool.env that runs it; or set why and return 1
+fetch_evmctl()
+{
+	dir=$cache/ima-evm-utils
+	if [ -f "$dir/tool.env" ] && [ "$update" = no ]; then
+		say "ima-evm-utils: cached ($(sed -n 's/^EVMCTL_VERSION=//p' "$dir/tool.env"))"
+		return 0
+	fi
+	for t in apt-get dpkg dpkg-deb; do
+		command -v "$t" >/dev/null 2>&1 || { why="$t not found"; return 1; }
+	done
+	[ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] ||
+		{ why="only an amd64 host runs Debian's amd64 evmctl"; return 1; }
+	apt_setup || return 1
+	apt_update || return 1
+	# evmctl, the libraries it loads, and the glibc (and its loader) they were built against
+	t_pkgs="ima-evm-utils libimaevm4 libssl3t64 libkeyutils1 libc6"
+	set --
+	for p in $t_pkgs; do
+		set -- "$@" "$p:amd64"
+	done
+	say "ima-evm-utils: downloading $t_pkgs"
+	download "$@" || return 1
+	rm -rf "$dir.new"
+	mkdir -p "$dir.new/root"
+	for p in $t_pkgs; do
+		d=$(deb_of "$p" amd64)
+		[ -n "$d" ] || { why="no .deb of $p:amd64 after the download"; return 1; }
+		dpkg-deb -x "$d" "$dir.new/root" || { why="dpkg-deb -x $d failed"; return 1; }
+	done
+	libdir=$dir.new/root/usr/lib/x86_64-linux-gnu
+	[ -x "$dir.new/root/usr/bin/evmctl" ] || { why="ima-evm-utils has no usr/bin/evmctl"; return 1; }
+	[ -x "$libdir/ld-linux-x86-64.so.2" ] || { why="libc6 has no ld-linux-x86-64.so.2"; return 1; }
+	v=$("$libdir/ld-linux-x86-64.so.2" --library-path "$libdir" "$dir.new/root/usr/bin/evmctl" \
+		--version 2>&1) || { why="the unpacked evmctl does not run: $v"; return 1; }
+	# the paths are written for where the directory will be after the rename
+	cat >"$dir.new/tool.env" <<EOF
+EVMCTL_VERSION=$(dpkg-deb -f "$(deb_of ima-evm-utils amd64)" Version)
+EVMCTL=$dir/root/usr/bin/evmctl
+EVMCTL_LIBDIR=$dir/root/usr/lib/x86_64-linux-gnu
+EVMCTL_LOADER=$dir/root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+EOF
+	rm -rf "$dir.old"
+	[ -d "$dir" ] && mv "$dir" "$dir.old"
+	mv "$dir.new" "$dir" && rm -rf "$dir.old"
+	rm -f "$cache/ima-evm-utils.why"
+	say "ima-evm-utils: ready ($v)"
+}
+
 # fetch TARGET - make $cache/TARGET complete, or set why and return 1
 fetch()
 {
 	tg=$1
+	[ "$tg" = ima-evm-utils ] && { fetch_evmctl; return; }
 	target_info "$tg" || { why="unknown target $tg"; return 1; }
 	dir=$cache/$tg
 	if [ -f "$dir/kernel.env" ] && [ "$update" = no ]; then
