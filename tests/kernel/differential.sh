@@ -206,13 +206,13 @@ done
 secs=$(($(date +%s) - start))
 echo "differential: seed $SEED, $cases mutations in $batch images, $boots boots, ${secs} s;" \
 	"$(grep -c . results) files judged: $agree agree, $misses misses," \
-	"$stricter stricter than the kernel, $known known kernel-dependent, $broken broken"
+	"$stricter stricter than the kernel, $known known refusals (README), $broken broken"
 awk '{ print $1 }' results | sort | uniq -c | sed 's/^/  /'
 echo "  by class (agree/all):"
 grep -v ' control |' results | awk '{ c[$5]++ }
 	$1 == "agree" || $1 == "known-stricter" { a[$5]++ }
 	END { for (k in c) printf "    %-14s %d/%d\n", k, a[k], c[k] }' | sort
 same "no file the kernel refuses passes check" "$misses" 0
-same "check refuses no file the kernel reads (but the known kernel-dependent ones)" "$stricter" 0
+same "check refuses no file the kernel reads (but the known refusals)" "$stricter" 0
 same "check neither failed nor crashed" "$broken" 0
 finish
