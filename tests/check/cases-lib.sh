@@ -96,6 +96,42 @@ signed_a()
 	fsverity sign src/a a.sig --key="$1" --cert="$2" >/dev/null
 }
 
+# smime_a KEY CERT: a.sig, /a's signature made by openssl (fsverity sign's digest, with the
+# signer's certificate in the message, which fsverity sign leaves out)
+smime_a()
+{
+	hex2bin "$(fsverity digest --for-builtin-sig --compact src/a)" >a.fmt
+	openssl smime -sign -binary -noattr -outform der -signer "$2" -inkey "$1" -in a.fmt -out a.sig
+}
+
+# ima_cert KEY CERT KEYID: CERT, self-signed for KEY (made unless it exists), whose subject key
+# identifier ends in the 4 bytes KEYID (8 hex digits): the key id by which an IMA signature names
+# it, the same on every run
+ima_cert()
+{
+	[ -e "$1" ] || openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048 -out "$1" 2>/dev/null
+	openssl req -x509 -new -key "$1" -out "$2" -days 2 -subj "/CN=e2verity case $3" \
+		-addext "subjectKeyIdentifier=00112233445566778899aabbccddeeff$3" 2>/dev/null
+}
+
+# ima_sig KEY KEYID SRC OUT: OUT, a security.ima that openssl makes as evmctl sign --veritysig
+# does: an IMA fs-verity signature (type 6, version 3, hash algorithm 4: SHA-256, KEYID, the
+# signature's size big-endian) of `fsverity digest SRC`, an RSA signature over the SHA-256 of
+# {6, 4, digest} (security/integrity/ima/ima_appraise.c, digital signature v3)
+ima_sig()
+{
+	hex2bin "0604$(fsverity digest --compact "$3")" >ima.id
+	openssl dgst -sha256 -sign "$1" -out ima.sig ima.id || return 1
+	hex2bin "060304$2$(printf '%04x' "$(stat -c %s ima.sig)")" >"$4"
+	cat ima.sig >>"$4"
+}
+
+# ima_set PATH FILE: FILE becomes PATH's security.ima in img
+ima_set()
+{
+	debugfs -w -R "ea_set -f $2 $1 security.ima" img >/dev/null 2>&1
+}
+
 # run COMMAND ARGS...: one e2verity command under LIMIT: "$ e2verity ...", stdout, stderr, exit status
 run()
 {
