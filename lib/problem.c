@@ -111,9 +111,9 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "descriptor data_size %v differs from i_size %x", V | X },
 	{ E2VERITY_PR_DESC_TOO_MANY_LEVELS, "DESC_TOO_MANY_LEVELS", E,
 	  "descriptor describes a Merkle tree of more than 8 levels", 0 },
-	{ E2VERITY_PR_DESC_ROOT_PADDING, "DESC_ROOT_PADDING", E,
+	{ E2VERITY_PR_DESC_ROOT_PADDING, "DESC_ROOT_PADDING", W,
 	  "descriptor byte at offset %o, after the root hash, is %h, should be 0", V | O },
-	{ E2VERITY_PR_DESC_SALT_PADDING, "DESC_SALT_PADDING", E,
+	{ E2VERITY_PR_DESC_SALT_PADDING, "DESC_SALT_PADDING", W,
 	  "descriptor byte at offset %o, after the salt, is %h, should be 0", V | O },
 
 	{ E2VERITY_PR_DATA_MISMATCH, "DATA_MISMATCH", E,

@@ -34,6 +34,25 @@ EOC
 	"$E2VERITY" seal img /a >/dev/null || return 1
 }
 
+# sample_image: img, check-lib.sh's make_sample with the same bytes on every run: 32 MiB, 4 KiB
+# blocks, files sealed by fsverity-utils and debugfs (not by e2verity), host copies in src/:
+# /a: 600000 bytes, SHA-256, 4 KiB tree blocks: 147 data blocks; levels 2 (top) + 1; tree at 655360:
+#     stored block 0 = top, 1-2 = level 0; descriptor at 667648, size word at 671740.
+# /big3: 1048577 bytes, SHA-512, 1 KiB tree blocks, salted: 1025 data blocks, levels 65, 5, 1; tree
+#     at 1114112: stored block 0 = level 2 (top), 1-5 = level 1, 6-70 = level 0; descriptor at
+#     1187840.
+# /hello (6 bytes, one block, no tree), /empty, /exact64k, /sparse (5 MiB, mostly a hole) and
+# "/dir/sub/nested file" (salted); /plain is not sealed.
+sample_image()
+{
+	# make_sample's data is random; a case's expected output names hashes
+	make_data()
+	{
+		det_data "$@"
+	}
+	make_sample img src
+}
+
 # sif PATH FIELD VALUE: set an inode field with debugfs (it keeps the inode checksum right)
 sif()
 {
@@ -75,6 +94,42 @@ put_sig()
 signed_a()
 {
 	fsverity sign src/a a.sig --key="$1" --cert="$2" >/dev/null
+}
+
+# smime_a KEY CERT: a.sig, /a's signature made by openssl (fsverity sign's digest, with the
+# signer's certificate in the message, which fsverity sign leaves out)
+smime_a()
+{
+	hex2bin "$(fsverity digest --for-builtin-sig --compact src/a)" >a.fmt
+	openssl smime -sign -binary -noattr -outform der -signer "$2" -inkey "$1" -in a.fmt -out a.sig
+}
+
+# ima_cert KEY CERT KEYID: CERT, self-signed for KEY (made unless it exists), whose subject key
+# identifier ends in the 4 bytes KEYID (8 hex digits): the key id by which an IMA signature names
+# it, the same on every run
+ima_cert()
+{
+	[ -e "$1" ] || openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048 -out "$1" 2>/dev/null
+	openssl req -x509 -new -key "$1" -out "$2" -days 2 -subj "/CN=e2verity case $3" \
+		-addext "subjectKeyIdentifier=00112233445566778899aabbccddeeff$3" 2>/dev/null
+}
+
+# ima_sig KEY KEYID SRC OUT: OUT, a security.ima that openssl makes as evmctl sign --veritysig
+# does: an IMA fs-verity signature (type 6, version 3, hash algorithm 4: SHA-256, KEYID, the
+# signature's size big-endian) of `fsverity digest SRC`, an RSA signature over the SHA-256 of
+# {6, 4, digest} (security/integrity/ima/ima_appraise.c, digital signature v3)
+ima_sig()
+{
+	hex2bin "0604$(fsverity digest --compact "$3")" >ima.id
+	openssl dgst -sha256 -sign "$1" -out ima.sig ima.id || return 1
+	hex2bin "060304$2$(printf '%04x' "$(stat -c %s ima.sig)")" >"$4"
+	cat ima.sig >>"$4"
+}
+
+# ima_set PATH FILE: FILE becomes PATH's security.ima in img
+ima_set()
+{
+	debugfs -w -R "ea_set -f $2 $1 security.ima" img >/dev/null 2>&1
 }
 
 # run COMMAND ARGS...: one e2verity command under LIMIT: "$ e2verity ...", stdout, stderr, exit status

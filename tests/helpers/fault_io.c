@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fault_io.c - test only: an io manager over unix_io that fails, or kills the process, at the Nth
- * write */
+ * write, or fails the reads of a block */
 #include "config.h"
 
 #include <errno.h>
@@ -18,6 +18,8 @@
  *				SIGKILL instead of it, EIO instead of it, or that signal
  *				raised just before it (the write then happens)
  * E2VERITY_FAULT_LOG=FILE		every close appends the writes counted so far
+ * E2VERITY_FAULT_READ=B		every read through the io manager of a range holding
+ *				block B fails with EIO, as from a bad sector
  *
  * Flushes count as writes too: a cut between two of them is a power cut.
  */
@@ -41,6 +43,29 @@ static errcode_t e2v_fault(void)
 	kill(getpid(), SIGKILL);
 	pause();
 	return EIO;
+}
+
+static errcode_t e2v_read_fault(io_channel c, unsigned long long block, int count)
+{
+	const char *at = getenv("E2VERITY_FAULT_READ");
+	unsigned long long bad, n;
+
+	if (!at)
+		return 0;
+	bad = strtoull(at, NULL, 10);
+	/* a negative count is a length in bytes */
+	n = count < 0 ? (-(long long)count + c->block_size - 1) / c->block_size : (unsigned)count;
+	return bad >= block && bad - block < n ? EIO : 0;
+}
+
+static errcode_t e2v_f_read_blk(io_channel c, unsigned long block, int count, void *data)
+{
+	return e2v_read_fault(c, block, count) ?: unix_io_manager->read_blk(c, block, count, data);
+}
+
+static errcode_t e2v_f_read_blk64(io_channel c, unsigned long long block, int count, void *data)
+{
+	return e2v_read_fault(c, block, count) ?: unix_io_manager->read_blk64(c, block, count, data);
 }
 
 static errcode_t e2v_f_write_blk(io_channel c, unsigned long block, int count, const void *data)
@@ -90,7 +115,7 @@ static errcode_t e2v_f_open(const char *name, int flags, io_channel *channel)
 	return err;
 }
 
-/* the unix manager, with its writes counted (and cut) */
+/* the unix manager, with its writes counted (and cut), and a bad block if asked */
 io_manager e2v_test_io_manager(void);
 io_manager e2v_test_io_manager(void)
 {
@@ -98,6 +123,8 @@ io_manager e2v_test_io_manager(void)
 	e2v_fault_manager.name = "e2verity fault injection";
 	e2v_fault_manager.open = e2v_f_open;
 	e2v_fault_manager.close = e2v_f_close;
+	e2v_fault_manager.read_blk = e2v_f_read_blk;
+	e2v_fault_manager.read_blk64 = e2v_f_read_blk64;
 	e2v_fault_manager.write_blk = e2v_f_write_blk;
 	e2v_fault_manager.write_blk64 = e2v_f_write_blk64;
 	e2v_fault_manager.write_byte = e2v_f_write_byte;

@@ -53,6 +53,34 @@ static void die(const char *msg)
 	exit(1);
 }
 
+/* what the message tree points to, freed at exit (a sanitizer build reports leaks) */
+static void **owned;
+static size_t nowned, capowned;
+
+static void free_owned(void)
+{
+	while (nowned)
+		free(owned[--nowned]);
+	free(owned);
+}
+
+static void *own(void *p)
+{
+	if (!p)
+		die("out of memory");
+	if (nowned == capowned) {
+		void **v;
+
+		capowned = capowned ? 2 * capowned : 256;
+		v = realloc(owned, capowned * sizeof(*v));
+		if (!v)
+			die("out of memory");
+		owned = v;
+	}
+	owned[nowned++] = p;
+	return p;
+}
+
 static void usage(const char *msg)
 {
 	fprintf(stderr, "pkcs7-edit: %s\nusage: pkcs7-edit IN OUT EDIT...\n", msg);
@@ -61,10 +89,8 @@ static void usage(const char *msg)
 
 static struct node *new_node(unsigned int tag, int cons)
 {
-	struct node *n = calloc(1, sizeof(*n));
+	struct node *n = own(calloc(1, sizeof(*n)));
 
-	if (!n)
-		die("out of memory");
 	n->tag = tag;
 	n->cons = cons;
 	return n;
@@ -140,7 +166,8 @@ static void put(struct buf *b, const void *p, size_t len)
 		if (!b->p)
 			die("out of memory");
 	}
-	memcpy(b->p + b->len, p, len);
+	if (len)
+		memcpy(b->p + b->len, p, len);
 	b->len += len;
 }
 
@@ -210,9 +237,7 @@ static uint8_t *hex(const char *s, size_t *len)
 
 	if (n % 2)
 		usage("odd number of hex digits");
-	out = malloc(n / 2 + 1);
-	if (!out)
-		die("out of memory");
+	out = own(malloc(n / 2 + 1));
 	for (size_t i = 0; i < n / 2; i++) {
 		unsigned int v;
 
@@ -247,13 +272,11 @@ static struct node *prim(unsigned int tag, const uint8_t *val, size_t len)
 
 static struct node *oid(const char *dotted)
 {
-	uint8_t *out = malloc(64);
+	uint8_t *out = own(malloc(64));
 	unsigned long arcs[32];
 	int narcs = 0, len = 0;
 	const char *s = dotted;
 
-	if (!out)
-		die("out of memory");
 	while (*s && narcs < 32) {
 		char *e;
 
@@ -284,12 +307,10 @@ static struct node *oid(const char *dotted)
 static struct node *integer(const char *dec)
 {
 	long v = strtol(dec, NULL, 0);
-	uint8_t *out = malloc(8);
+	uint8_t *out = own(malloc(8));
 	int len = 0;
 	uint8_t tmp[8];
 
-	if (!out)
-		die("out of memory");
 	do {
 		tmp[len++] = v & 0xff;
 		v >>= 8;
@@ -305,10 +326,8 @@ static struct node *integer(const char *dec)
 static struct node *alg_id(const char *spec)
 {
 	struct node *n = new_node(0x30, 1);
-	char *s = strdup(spec), *colon;
+	char *s = own(strdup(spec)), *colon;
 
-	if (!s)
-		die("out of memory");
 	colon = strchr(s, ':');
 	if (colon)
 		*colon++ = '\0';
@@ -388,7 +407,7 @@ static void edit(struct msg *m, const char *e)
 		sd->kids[0] = prim(0x02, b, len);
 	} else if (strcmp(key, "digest-set") == 0) {
 		struct node *set = new_node(0x31, 1);
-		char *s = strdup(v), *tok, *save = NULL;
+		char *s = own(strdup(v)), *tok, *save = NULL;
 
 		for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 			add_kid(set, alg_id(tok), -1);
@@ -441,7 +460,7 @@ static void edit(struct msg *m, const char *e)
 		set_params(si->kids[si_index(si, "pkey")], v);
 	} else if (strcmp(key, "unauth-attr") == 0) {
 		struct node *si = signer(m), *ua, *attr = new_node(0x30, 1), *vals;
-		char *s = strdup(v), *colon = strchr(s, ':');
+		char *s = own(strdup(v)), *colon = strchr(s, ':');
 
 		if (!colon)
 			usage("unauth-attr=OID:HEX");
@@ -515,9 +534,10 @@ int main(int argc, char *argv[])
 	size_t len;
 	FILE *f;
 
+	atexit(free_owned);
 	if (argc < 3)
 		usage("too few arguments");
-	in = slurp(argv[1], &len);
+	in = own(slurp(argv[1], &len));
 	if (!in)
 		die("empty input");
 	p = in;
@@ -538,6 +558,7 @@ int main(int argc, char *argv[])
 	if (m.trailing_len)
 		put(&out, m.trailing, m.trailing_len);
 	f = strcmp(argv[2], "-") == 0 ? stdout : fopen(argv[2], "wb");
+	own(out.p);
 	if (!f || fwrite(out.p, 1, out.len, f) != out.len || (f != stdout && fclose(f))) {
 		perror(argv[2]);
 		return 2;

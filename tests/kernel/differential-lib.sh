@@ -99,7 +99,8 @@ dl_names()
 }
 
 # dl_info NAME: the file's line of files.tsv in I_* variables, and its layout (FORMAT.md 3.1):
-# I_MPOS tree, I_DPOS descriptor, I_LEVELS "blocks of level 0, level 1, ..." (top level stored first)
+# I_MPOS tree, I_DPOS descriptor, I_LEVELS "blocks of level 0, level 1, ..." (the top level is
+# stored first)
 dl_info()
 {
 	# shellcheck disable=SC2034
@@ -180,7 +181,8 @@ dl_get_sig()
 # dl_iblock IMG NAME: the 15 words of i_block, in W0..W14
 dl_iblock()
 {
-	_loc=$(debugfs -R "imap /$2" "$1" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+	_loc=$(debugfs -R "imap /$2" "$1" 2>/dev/null |
+		sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
 	[ -n "$_loc" ] || return 1
 	set -- "$1" $_loc
 	_i=0
@@ -201,6 +203,12 @@ dl_sif()
 	done | debugfs -w -f - "$_img" >/dev/null 2>&1
 }
 
+# dl_group0 IMG RE: the number RE's group catches in the first dumpe2fs line that matches
+dl_group0()
+{
+	dumpe2fs "$1" 2>/dev/null | sed -n "s/^ *$2/\\1/p" | head -n 1
+}
+
 # dl_system_block IMG: a block of the kernel's system zone, in DL_V
 dl_system_block()
 {
@@ -208,9 +216,9 @@ dl_system_block()
 	case $DL_W in
 	sb) DL_V=0 ;;
 	gdt) DL_V=1 ;;
-	bbitmap) DL_V=$(dumpe2fs "$1" 2>/dev/null | sed -n 's/^ *Block bitmap at \([0-9]*\).*/\1/p' | head -n 1) ;;
-	ibitmap) DL_V=$(dumpe2fs "$1" 2>/dev/null | sed -n 's/^ *Inode bitmap at \([0-9]*\).*/\1/p' | head -n 1) ;;
-	itable) DL_V=$(dumpe2fs "$1" 2>/dev/null | sed -n 's/^ *Inode table at \([0-9]*\)-.*/\1/p' | head -n 1) ;;
+	bbitmap) DL_V=$(dl_group0 "$1" 'Block bitmap at \([0-9]*\).*') ;;
+	ibitmap) DL_V=$(dl_group0 "$1" 'Inode bitmap at \([0-9]*\).*') ;;
+	itable) DL_V=$(dl_group0 "$1" 'Inode table at \([0-9]*\)-.*') ;;
 	journal) DL_V=$(debugfs -R "bmap <8> 0" "$1" 2>/dev/null) ;;
 	esac
 	DL_W="$DL_W:$DL_V"

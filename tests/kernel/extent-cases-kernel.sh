@@ -21,7 +21,7 @@ cd "$tmp" || exit 1
 E2VERITY=$(cd "$(dirname "$E2VERITY")" && pwd)/$(basename "$E2VERITY")
 export E2VERITY top_srcdir
 
-cases="$(cd "$top_srcdir/tests/check/cases" && ls -d extent-*) extents-unreadable meta-block0
+cases="$(cd "$top_srcdir/tests/check/cases" && ls -d extent-*/ | tr -d /) extents-unreadable meta-block0
 	casefold-no-feature
 	meta-reserved-gdt meta-shared-intact"
 
