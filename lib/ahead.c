@@ -372,7 +372,7 @@ errcode_t e2v_ahead_new(ext2_filsys fs, const ext2_ino_t *inos, size_t count, un
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return E2VERITY_ET_NO_MEMORY;
-	a->fd = e2v_image_open(fs, &a->base);
+	a->fd = e2v_fs_image_fd(fs, &a->base);
 	if (a->fd < 0) {
 		free(a);
 		return 0;

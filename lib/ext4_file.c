@@ -111,7 +111,7 @@ static void e2v_unmap_all(struct e2v_ext4_file *f)
 	f->map_state = 0;
 }
 
-int e2v_image_open(ext2_filsys fs, uint64_t *base)
+int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base)
 {
 	struct ext2_super_block sb;
 	char *name, *opts;
@@ -163,7 +163,7 @@ static int e2v_map_ready(struct e2v_ext4_file *f)
 		f->map_base = f->base;
 		f->map_own = 0;
 	} else {
-		f->map_fd = e2v_image_open(f->fs, &f->map_base);
+		f->map_fd = e2v_fs_image_fd(f->fs, &f->map_base);
 		f->map_own = 1;
 		if (f->map_fd < 0)
 			return 0;

@@ -48,7 +48,7 @@ struct e2v_ext4_file {
  * opened (its superblock and UUID), and says where in it the filesystem
  * starts (e2fsprogs' "FILE?offset=BYTES"); -1 if it cannot.
  */
-int e2v_image_open(ext2_filsys fs, uint64_t *base);
+int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base);
 
 /*
  * The @count bytes at byte @offset of the file's data in place, in a

@@ -5,7 +5,9 @@
 # A module is lib/NAME.c with its header lib/NAME.h.  Three proofs:
 #  1. the objects: module A uses a symbol module B defines -> edge A B; tsort finds no loop;
 #  2. the includes: lib/A.[ch] includes "B.h" -> edge A B; no loop either;
-#  3. every function an internal header declares is defined in that header's own .c.
+#  3. every function an internal header declares is defined in that header's own .c;
+#  4. the command (src/) defines no global the library defines too: linked as one program (the
+#     sanitizer build of tests/check/check-fuzz.sh) they would clash.
 # private.h (inline helpers only) and the public headers belong to no module.
 . "${top_srcdir:-.}/tests/lib.sh"
 src=${top_srcdir:-.}/lib
@@ -67,6 +69,19 @@ for h in "$src"/*.h; do
 		pass "lib/$m.h"
 	fi
 done
+
+# 4. no global both in lib/ and in src/
+sobj=${top_builddir:-.}/src
+if ls "$sobj"/e2verity-*.o >/dev/null 2>&1; then
+	awk '{ print $1 }' "$T_TMP/d" | sort -u >"$T_TMP/libdefs"
+	nm "$sobj"/e2verity-*.o | awk '$2 ~ /^[TDRBV]$/ { print $3 }' | sort -u >"$T_TMP/srcdefs"
+	both=$(comm -12 "$T_TMP/libdefs" "$T_TMP/srcdefs" | tr '\n' ' ')
+	if [ -n "$both" ]; then
+		fail "defined both in lib/ and src/: $both"
+	else
+		pass "no global defined both in lib/ and src/"
+	fi
+fi
 
 echo "modules: $T_PASSED passed, $T_FAILED failed"
 [ "$T_FAILED" -eq 0 ]
