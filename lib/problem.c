@@ -90,7 +90,8 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "Merkle tree block at offset %o is not allocated (%n of the tree's %v filesystem blocks "
 	  "are missing): the kernel reads zeros there and fails every read it checks with them",
 	  V | O | N },
-	{ E2VERITY_PR_METADATA_NOT_OWN, "METADATA_NOT_OWN", E,
+	/* what the kernel refuses of it is an EXTENT_* error; the rest it reads */
+	{ E2VERITY_PR_METADATA_NOT_OWN, "METADATA_NOT_OWN", W,
 	  "%e; unseal and seal --force would refuse to free them", R },
 
 	{ E2VERITY_PR_DESC_BAD_VERSION, "DESC_BAD_VERSION", E,
