@@ -93,17 +93,6 @@ void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex)
 	hex[2 * len] = '\0';
 }
 
-static int e2v_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max)
 {
 	size_t len = strlen(hex);
@@ -111,7 +100,7 @@ int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max)
 	if (len % 2 || len / 2 > max)
 		return -1;
 	for (size_t i = 0; i < len / 2; i++) {
-		int hi = e2v_hexval(hex[2 * i]), lo = e2v_hexval(hex[2 * i + 1]);
+		int hi = e2v_hex_digit(hex[2 * i]), lo = e2v_hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;
