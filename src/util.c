@@ -132,3 +132,44 @@ errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t off
 {
 	return e2v_write_all(*(int *)ctx, block, size, offset);
 }
+
+errcode_t e2v_read_whole(const char *path, size_t max, uint8_t **ret, size_t *size)
+{
+	uint8_t *buf;
+	size_t n = 0;
+	errcode_t err = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	/* one byte more than allowed tells a file of @max bytes from a larger one */
+	buf = malloc(max + 1);
+	if (!buf) {
+		close(fd);
+		return ENOMEM;
+	}
+	while (n <= max) {
+		ssize_t r = read(fd, buf + n, max + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (!err && n > max)
+		err = EFBIG;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*ret = buf;
+	*size = n;
+	return 0;
+}
