@@ -309,8 +309,13 @@ struct e2verity_check_opts {
 	const struct e2verity_ima_verifier *ima_verifier;
 	/* a sealed file without security.ima is an error (IMA_MISSING); its form is checked */
 	int require_ima;
+	/*
+	 * Or NULL: once *@cancel is non-zero, e2verity_check_image() stops
+	 * before the next file with E2VERITY_ET_CANCELLED, as sealing does
+	 */
+	const volatile sig_atomic_t *cancel;
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[4];
+	uint64_t reserved[3];
 };
 
 /**

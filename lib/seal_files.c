@@ -55,7 +55,8 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
 	if (!cb)
 		cb = &none;
 	memset(t, 0, sizeof(*t));
-	if (!e2v_all_zero(cb->reserved, sizeof(cb->reserved)))
+	if (!e2v_all_zero(cb->reserved, sizeof(cb->reserved)) ||
+	    !e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
 		return E2VERITY_ET_RESERVED_NOT_ZERO;
 	t->blocks_free = ext2fs_free_blocks_count(fs->super);
 	/* one scan of every inode proves what each seal writes into its file's alone */
@@ -159,7 +160,8 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 	if (!cb)
 		cb = &none;
 	memset(t, 0, sizeof(*t));
-	if (!e2v_all_zero(cb->reserved, sizeof(cb->reserved)))
+	if (!e2v_all_zero(cb->reserved, sizeof(cb->reserved)) ||
+	    !e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
 		return E2VERITY_ET_RESERVED_NOT_ZERO;
 	/* what each seal writes into must be its file's alone: one scan of every inode proves it */
 	if (!o.owners) {
