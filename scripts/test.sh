@@ -20,11 +20,22 @@ totals()
 }
 make -j"$(nproc)" check 2>&1 | tee test-run.log || status=1
 whole=$(totals test-run.log "")
+# which kernels each kernel test booted (a kernel that could not be had is a SKIP line there, not
+# a failed test), and the seconds they took: the record of a CI run shows the matrix
+kernel_matrix()
+{
+	for l in tests/kernel/*.log; do
+		[ -f "$l" ] && sed -n '/^kernel matrix of/,/^[^ ]/{/^kernel matrix of\|^  /p}' "$l"
+	done | awk '{ print } /^  .*, [0-9]+ s\)$/ { n = $(NF - 1); s += n }
+		END { printf "kernel tests: %d s of kernel boots and checks in all\n", s }'
+}
+kernels=$(kernel_matrix)
 # Once more on the OpenSSL hashing that CPUs without SHA-NI take: every test that hashes
 # data, without the slow real-kernel boots (the bytes they check are the same on both paths).
 E2VERITY_HASH=openssl make -j"$(nproc)" check TESTS="$(sed -n 's/^FALLBACK_TESTS = //p' tests/Makemodule.am)" \
 	2>&1 | tee test-run-openssl.log || status=1
 totals test-run-openssl.log "E2VERITY_HASH=openssl: "
+echo "$kernels"
 echo "$whole"
 [ -f test-run.failed ] && status=1
 rm -f test-run.failed

@@ -247,6 +247,12 @@ const char *e2v_tmpdir(void);
  */
 int e2v_tmpfile(const char *dir, mode_t mode, char **name);
 errcode_t e2v_write_all(int fd, const void *buf, size_t len, off_t offset);
+
+/*
+ * Reads the file @path whole into a new buffer (*@ret, *@size): EFBIG,
+ * unread past @max + 1 bytes, when it holds more than @max bytes.
+ */
+errcode_t e2v_read_whole(const char *path, size_t max, uint8_t **ret, size_t *size);
 errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t offset);
 
 /* Computes the digest (and tree/descriptor files, when asked) of a host file. */

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -24,18 +23,6 @@
 #endif
 #define E2V_EXT4_MAGIC 0xef53
 
-static void e2v_why(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void e2v_why(char *why, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-}
-
 static uint32_t e2v_le32(const unsigned char *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
@@ -48,14 +35,14 @@ static errcode_t e2v_parse_io_options(struct e2v_disk *d, const char *opts, char
 	unsigned long long v;
 
 	if (strncmp(opts, "offset=", 7) != 0 || !opts[7] || opts[7] == '-') {
-		e2v_why(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)",
+		snprintf(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)",
 			e2v_name(opts));
 		return EINVAL;
 	}
 	errno = 0;
 	v = strtoull(opts + 7, &end, 0);
 	if (errno || *end) {
-		e2v_why(why, ws, " (invalid offset '%s')", e2v_name(opts + 7));
+		snprintf(why, ws, " (invalid offset '%s')", e2v_name(opts + 7));
 		return EINVAL;
 	}
 	d->offset = v;
@@ -110,7 +97,7 @@ static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const 
 	errcode_t err = ENOENT;
 
 	if (!pr) {
-		e2v_why(why, ws, " (cannot read its partition table)");
+		snprintf(why, ws, " (cannot read its partition table)");
 		return errno ? errno : EIO;
 	}
 	blkid_probe_enable_partitions(pr, 1);
@@ -118,7 +105,7 @@ static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const 
 	ls = blkid_probe_get_partitions(pr);
 	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
 	if (n <= 0) {
-		e2v_why(why, ws, " (--partition=%s: no partition table)", want);
+		snprintf(why, ws, " (--partition=%s: no partition table)", want);
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
@@ -137,7 +124,7 @@ static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const 
 		err = 0;
 		goto out;
 	}
-	e2v_why(why, ws,
+	snprintf(why, ws,
 		" (no partition %s '%s'; partitions are named by number, GPT name or UUID)",
 		number >= 0 ? "number" : "named", e2v_name(want));
 out:
@@ -179,7 +166,7 @@ static errcode_t e2v_check_whole(int fd, uint64_t file_size, char *why, size_t w
 		   << (10 + log);
 	if (fs_bytes <= file_size)
 		return 0;
-	e2v_why(why, ws,
+	snprintf(why, ws,
 		" (its filesystem is %llu bytes, but the file only %llu: the image is truncated)",
 		(unsigned long long)fs_bytes, (unsigned long long)file_size);
 	return EXT2_ET_SHORT_READ;
@@ -199,7 +186,7 @@ static errcode_t e2v_check_place(struct e2v_disk *d, int fd, uint64_t file_size,
 	else
 		snprintf(what, sizeof(what), "offset %llu", (unsigned long long)d->offset);
 	if (d->offset > file_size || d->size > file_size - d->offset) {
-		e2v_why(why, ws, " (%s ends at byte %llu, past the end of the image at %llu)", what,
+		snprintf(why, ws, " (%s ends at byte %llu, past the end of the image at %llu)", what,
 			(unsigned long long)(d->offset + d->size), (unsigned long long)file_size);
 		return EXT2_ET_SHORT_READ;
 	}
@@ -212,7 +199,7 @@ static errcode_t e2v_check_place(struct e2v_disk *d, int fd, uint64_t file_size,
 #else
 		snprintf(type, sizeof(type), "no ext4 superblock");
 #endif
-		e2v_why(why, ws, " (%s is not an ext4 filesystem: %s)", what, type);
+		snprintf(why, ws, " (%s is not an ext4 filesystem: %s)", what, type);
 		return EXT2_ET_BAD_MAGIC;
 	}
 	log = e2v_le32(sb + 24);
@@ -220,7 +207,7 @@ static errcode_t e2v_check_place(struct e2v_disk *d, int fd, uint64_t file_size,
 		   << (10 + (log & 15));
 	/* writes stay inside the filesystem: it must stay inside the partition */
 	if (log > 6 || fs_bytes > d->size) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (the filesystem at %s is %llu bytes, larger than the %llu there)", what,
 			(unsigned long long)fs_bytes, (unsigned long long)d->size);
 		return EXT2_ET_CORRUPT_SUPERBLOCK;
@@ -305,13 +292,13 @@ static errcode_t e2v_sparse_load(int fd, const struct stat *st, struct e2v_expan
 	x->fd = e2v_tmpfile(tmpdir, 0600, &x->name);
 	if (x->fd < 0) {
 		err = errno;
-		e2v_why(why, ws, " (no temporary file in '%s' to expand the sparse image into)",
+		snprintf(why, ws, " (no temporary file in '%s' to expand the sparse image into)",
 			e2v_name(tmpdir));
 		goto out;
 	}
 	/* what expanding writes is bounded by the chunks: the room for it is checked first */
 	if (fstatvfs(x->fd, &vfs) == 0 && x->sp.data_bytes > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (expanding the Android sparse image takes %llu bytes in '%s', which has "
 			"%llu free; TMPDIR chooses another place)",
 			(unsigned long long)x->sp.data_bytes, e2v_name(tmpdir),
@@ -321,7 +308,7 @@ static errcode_t e2v_sparse_load(int fd, const struct stat *st, struct e2v_expan
 	}
 	err = e2v_sparse_expand(fd, &x->sp, x->fd);
 	if (err) {
-		e2v_why(why, ws, " (expanding the sparse image into '%s')", e2v_name(tmpdir));
+		snprintf(why, ws, " (expanding the sparse image into '%s')", e2v_name(tmpdir));
 		goto out;
 	}
 	e2v_exp_remember(x, st);
@@ -350,7 +337,7 @@ errcode_t e2v_disk_expand(struct e2v_disk *d, unsigned int how, char *why, size_
 			return ENOMEM;
 		err = e2v_outfile_open(d->out, d->file, E2V_OUT_WHOLE);
 		if (err) {
-			e2v_why(why, ws, "%s%s", d->out->why[0] ? d->out->why : "",
+			snprintf(why, ws, "%s%s", d->out->why[0] ? d->out->why : "",
 				d->out->why[0] ? "" : " (the sparse image cannot be written back)");
 			return err;
 		}
@@ -439,20 +426,20 @@ errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *par
 	err = 0;
 	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic)) {
 		if (magic[0] == 0x1f && magic[1] == 0x8b) {
-			e2v_why(why, ws, " (it is gzip-compressed: decompress it first)");
+			snprintf(why, ws, " (it is gzip-compressed: decompress it first)");
 			err = EXT2_ET_BAD_MAGIC;
 			goto out;
 		}
 		d->sparse = e2v_le32(magic) == E2V_SPARSE_MAGIC;
 	}
 	if (opts && partition) {
-		e2v_why(why, ws, " (?%s and --partition exclude each other)", opts);
+		snprintf(why, ws, " (?%s and --partition exclude each other)", opts);
 		err = EINVAL;
 		goto out;
 	}
 	/* an Android sparse image holds one filesystem, expanded by e2v_disk_expand() */
 	if (d->sparse && (opts || partition)) {
-		e2v_why(why, ws, " (an Android sparse image holds one filesystem: no offset)");
+		snprintf(why, ws, " (an Android sparse image holds one filesystem: no offset)");
 		err = EINVAL;
 		goto out;
 	}
@@ -464,7 +451,7 @@ errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *par
 #ifdef HAVE_BLKID
 		err = e2v_find_partition(d, d->file, partition, why, ws);
 #else
-		e2v_why(why, ws, " (--partition: this e2verity was built without libblkid)");
+		snprintf(why, ws, " (--partition: this e2verity was built without libblkid)");
 		err = EXT2_ET_UNIMPLEMENTED;
 #endif
 	}

@@ -134,7 +134,7 @@ const char *e2v_name(const char *name)
 	return p;
 }
 
-static int e2v_hex_digit(char c)
+int e2v_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';

@@ -27,6 +27,9 @@ char *e2v_escape_component(const char *name, size_t len);
  */
 const char *e2v_name(const char *name);
 
+/* The value of one hexadecimal digit, either case; -1 for any other character */
+int e2v_hex_digit(char c);
+
 /*
  * Reads an escaped name back, in place: -1, or the offset of the first
  * backslash that does not start '\\', '\n', '\t' or '\xHH' (HH not 00).

@@ -103,45 +103,16 @@ static errcode_t e2v_ima_path(const struct e2v_seal_cli *c, const char *path, ch
 /* Reads one file whole; one larger than any value is refused unread. */
 static errcode_t e2v_read_small(const char *path, uint8_t **ret, size_t *size)
 {
-	const size_t max = E2VERITY_IMA_MAX_SIZE;
-	uint8_t *buf;
-	size_t n = 0;
-	ssize_t r;
-	errcode_t err = 0;
-	int fd;
+	errcode_t err = e2v_read_whole(path, E2VERITY_IMA_MAX_SIZE, ret, size);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	buf = malloc(max + 1);
-	if (!buf) {
-		close(fd);
-		return ENOMEM;
+	if (err == EFBIG)
+		return E2VERITY_ET_SIG_TOO_LARGE;
+	if (!err && !*size) {
+		free(*ret);
+		*ret = NULL;
+		return E2VERITY_ET_IMA_MALFORMED;
 	}
-	while (n <= max) {
-		r = read(fd, buf + n, max + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	if (!err && n > max)
-		err = E2VERITY_ET_SIG_TOO_LARGE;
-	if (!err && !n)
-		err = E2VERITY_ET_IMA_MALFORMED;
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*ret = buf;
-	*size = n;
-	return 0;
+	return err;
 }
 
 /* one line of `evmctl sign_hash --veritysig`: the line it was given, then the value in hex */

@@ -70,33 +70,11 @@ static errcode_t e2v_read_sig(const char *path, struct e2v_detached *d)
 {
 	uint8_t *buf = NULL;
 	size_t n = 0;
-	ssize_t r;
-	errcode_t err = 0;
-	int fd;
+	errcode_t err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	buf = malloc(E2VERITY_MAX_SIGNATURE_SIZE + 1);
-	if (!buf) {
-		close(fd);
-		return ENOMEM;
-	}
-	while (n <= E2VERITY_MAX_SIGNATURE_SIZE) {
-		r = read(fd, buf + n, E2VERITY_MAX_SIGNATURE_SIZE + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	if (!err && n > E2VERITY_MAX_SIGNATURE_SIZE)
-		err = E2VERITY_ET_SIG_TOO_LARGE;
+	err = e2v_read_whole(path, E2VERITY_MAX_SIGNATURE_SIZE, &buf, &n);
+	if (err == EFBIG)
+		return E2VERITY_ET_SIG_TOO_LARGE;
 	if (!err)
 		err = e2verity_signature_parse(buf, n);
 	if (err) {

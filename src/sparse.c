@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,18 +39,6 @@ struct e2v_walk {
 	unsigned int file_hdr, chunk_hdr, index, chunks;
 	uint32_t block_size, blocks;
 };
-
-static void e2v_why(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void e2v_why(char *why, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-}
 
 static uint16_t e2v_le16(const unsigned char *p)
 {
@@ -110,7 +97,7 @@ static errcode_t e2v_walk_start(struct e2v_walk *w, int fd, uint64_t file_size, 
 	w->fd = fd;
 	w->file_size = file_size;
 	if (file_size < E2V_SPARSE_HDR) {
-		e2v_why(why, ws, " (an Android sparse image cut short at %llu bytes)",
+		snprintf(why, ws, " (an Android sparse image cut short at %llu bytes)",
 			(unsigned long long)file_size);
 		return EXT2_ET_SHORT_READ;
 	}
@@ -124,14 +111,14 @@ static errcode_t e2v_walk_start(struct e2v_walk *w, int fd, uint64_t file_size, 
 	w->chunks = e2v_le32(h + 20);
 	w->pos = w->file_hdr;
 	if (e2v_le32(h) != E2V_SPARSE_MAGIC || e2v_le16(h + 4) != 1) {
-		e2v_why(why, ws, " (an Android sparse image of version %u.%u; 1.x is known)",
+		snprintf(why, ws, " (an Android sparse image of version %u.%u; 1.x is known)",
 			e2v_le16(h + 4), e2v_le16(h + 6));
 		return EXT2_ET_UNIMPLEMENTED;
 	}
 	if (w->file_hdr < E2V_SPARSE_HDR || w->file_hdr > 4096 || w->chunk_hdr < E2V_CHUNK_HDR ||
 	    w->chunk_hdr > 4096 || w->block_size < 4 || w->block_size % 4 ||
 	    w->block_size > (64u << 20)) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (a damaged Android sparse image: header of %u bytes, chunk headers of %u, "
 			"blocks of %u)",
 			w->file_hdr, w->chunk_hdr, w->block_size);
@@ -140,7 +127,7 @@ static errcode_t e2v_walk_start(struct e2v_walk *w, int fd, uint64_t file_size, 
 	/* every chunk takes at least its header: the count is bounded by the file */
 	if ((uint64_t)w->chunks * w->chunk_hdr > file_size - E2V_SPARSE_HDR ||
 	    w->file_hdr > file_size) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (a damaged Android sparse image: its header claims %u chunks, more than "
 			"its %llu bytes can hold)",
 			w->chunks, (unsigned long long)file_size);
@@ -158,7 +145,7 @@ static errcode_t e2v_walk_next(struct e2v_walk *w, struct e2v_chunk *c, char *wh
 	errcode_t err;
 
 	if (w->pos + w->chunk_hdr > w->file_size) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (a damaged Android sparse image: chunk %u of %u starts past its end at "
 			"byte %llu)",
 			n, w->chunks, (unsigned long long)w->file_size);
@@ -185,20 +172,20 @@ static errcode_t e2v_walk_next(struct e2v_walk *w, struct e2v_chunk *c, char *wh
 		want = w->chunk_hdr;
 		break;
 	default:
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (a damaged Android sparse image: chunk %u is of unknown type 0x%04x)", n,
 			c->type);
 		return EINVAL;
 	}
 	if (total != want) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (a damaged Android sparse image: chunk %u is %llu bytes, its %u blocks "
 			"make %llu)",
 			n, (unsigned long long)total, c->blocks, (unsigned long long)want);
 		return EINVAL;
 	}
 	if (total > w->file_size - w->pos) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (a damaged Android sparse image: chunk %u claims %llu bytes, past its end "
 			"at byte %llu)",
 			n, (unsigned long long)total, (unsigned long long)w->file_size);
@@ -214,7 +201,7 @@ static errcode_t e2v_walk_next(struct e2v_walk *w, struct e2v_chunk *c, char *wh
 	if (c->type == E2V_CHUNK_CRC32)
 		c->blocks = 0;
 	if (c->blocks > w->blocks - w->block) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (a damaged Android sparse image: its chunks hold more blocks than the %u "
 			"of its header)",
 			w->blocks);
@@ -224,7 +211,7 @@ static errcode_t e2v_walk_next(struct e2v_walk *w, struct e2v_chunk *c, char *wh
 	w->pos += total;
 	w->index++;
 	if (w->index == w->chunks && w->block != w->blocks) {
-		e2v_why(why, ws,
+		snprintf(why, ws,
 			" (a damaged Android sparse image: its chunks hold %llu blocks, its header "
 			"%u)",
 			(unsigned long long)w->block, w->blocks);

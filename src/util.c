@@ -93,17 +93,6 @@ void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex)
 	hex[2 * len] = '\0';
 }
 
-static int e2v_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max)
 {
 	size_t len = strlen(hex);
@@ -111,7 +100,7 @@ int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max)
 	if (len % 2 || len / 2 > max)
 		return -1;
 	for (size_t i = 0; i < len / 2; i++) {
-		int hi = e2v_hexval(hex[2 * i]), lo = e2v_hexval(hex[2 * i + 1]);
+		int hi = e2v_hex_digit(hex[2 * i]), lo = e2v_hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;
@@ -142,4 +131,45 @@ errcode_t e2v_write_all(int fd, const void *buf, size_t len, off_t offset)
 errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t offset)
 {
 	return e2v_write_all(*(int *)ctx, block, size, offset);
+}
+
+errcode_t e2v_read_whole(const char *path, size_t max, uint8_t **ret, size_t *size)
+{
+	uint8_t *buf;
+	size_t n = 0;
+	errcode_t err = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	/* one byte more than allowed tells a file of @max bytes from a larger one */
+	buf = malloc(max + 1);
+	if (!buf) {
+		close(fd);
+		return ENOMEM;
+	}
+	while (n <= max) {
+		ssize_t r = read(fd, buf + n, max + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (!err && n > max)
+		err = EFBIG;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*ret = buf;
+	*size = n;
+	return 0;
 }
