@@ -189,13 +189,11 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 	errcode_t err;
 
 	*work = 0;
-	inos = malloc((sel->n ? sel->n : 1) * sizeof(*inos));
+	inos = e2v_select_inos(sel);
 	if (!inos) {
 		e2v_error(ENOMEM, "while checking '%s'", e2v_name(c->w.image));
 		return E2V_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < sel->n; i++)
-		inos[i] = sel->v[i].ino;
 	err = e2verity_seal_preflight(fs, inos, sel->n, &c->opts, &cb, plans, &tot);
 	free(inos);
 	*work = tot.todo > 0;

@@ -99,14 +99,12 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_select_run(&sel, img.fs, c.image, "unseals", &c.sel, c.verbose);
 	if (status != E2V_EXIT_OK)
 		goto out;
-	inos = malloc((sel.n ? sel.n : 1) * sizeof(*inos));
+	inos = e2v_select_inos(&sel);
 	if (!inos) {
 		e2v_error(ENOMEM, "while checking '%s'", e2v_name(c.image));
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
-	for (size_t i = 0; i < sel.n; i++)
-		inos[i] = sel.v[i].ino;
 	u.c = &c;
 	u.fs = img.fs;
 	u.sel = &sel;

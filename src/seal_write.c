@@ -60,13 +60,11 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 	int status = E2V_EXIT_OK;
 	errcode_t err;
 
-	inos = malloc((sel->n ? sel->n : 1) * sizeof(*inos));
+	inos = e2v_select_inos(sel);
 	if (!inos) {
 		e2v_error(ENOMEM, "while sealing files of '%s'", e2v_name(c->w.image));
 		return E2V_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < sel->n; i++)
-		inos[i] = sel->v[i].ino;
 	err = e2v_write_image_open(&img, &c->w, 0);
 	if (err) {
 		e2v_image_report(&img, err);
