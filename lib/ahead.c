@@ -366,8 +366,8 @@ errcode_t e2v_ahead_new(ext2_filsys fs, const ext2_ino_t *inos, size_t count, un
 	struct e2verity_batch *a;
 
 	*ret = NULL;
-	/* one thread gains nothing; without a path to the image there is nothing to pread */
-	if (threads < 2 || count < 2 || !fs->device_name)
+	/* one thread gains nothing; without a file to pread (e2v_fs_image_fd()), nothing to do */
+	if (threads < 2 || count < 2)
 		return 0;
 	a = calloc(1, sizeof(*a));
 	if (!a)

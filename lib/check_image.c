@@ -188,6 +188,10 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 	if (err)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
+		if (o.cancel && *o.cancel) {
+			err = E2VERITY_ET_CANCELLED;
+			goto out;
+		}
 		err = e2v_check_one(fs, inos[i], opts, stats, done, total, batch);
 		if (err)
 			goto out;

@@ -309,8 +309,13 @@ struct e2verity_check_opts {
 	const struct e2verity_ima_verifier *ima_verifier;
 	/* a sealed file without security.ima is an error (IMA_MISSING); its form is checked */
 	int require_ima;
+	/*
+	 * Or NULL: once *@cancel is non-zero, e2verity_check_image() stops
+	 * before the next file with E2VERITY_ET_CANCELLED, as sealing does
+	 */
+	const volatile sig_atomic_t *cancel;
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[4];
+	uint64_t reserved[3];
 };
 
 /**
@@ -421,6 +426,29 @@ errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity
  */
 errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type, uint64_t offset,
 				 void *buf, size_t len, size_t *got);
+
+/* ---- where the image is read from --------------------------------------------- */
+
+/**
+ * e2verity_set_image_source() - name the file that holds a filesystem, for fast reads
+ * @fs: open filesystem
+ * @fd: a readable descriptor of the file (or device) that holds @fs; the
+ *      library keeps a duplicate, the caller keeps @fd.  -1 forgets the
+ *      source named before.
+ * @offset: the byte offset of the filesystem in that file
+ *
+ * Hashing ahead (e2verity_seal_batch_new(), e2verity_check_image()) and
+ * the mapped reads of large files read file data with pread() and mmap()
+ * straight from the image, past libext2fs' io channel.  Without a source,
+ * the library opens @fs->device_name, which names the file only for the
+ * unix io manager (with e2fsprogs' "FILE?offset=BYTES" form); with another
+ * io manager these fast paths are simply not taken.  Forget the source
+ * (@fd -1) before ext2fs_close().
+ *
+ * Return: 0, E2VERITY_ET_IMAGE_SOURCE when @fd does not hold @fs at
+ * @offset (its superblock and UUID), or errno of dup().
+ */
+errcode_t e2verity_set_image_source(ext2_filsys fs, int fd, uint64_t offset);
 
 /* ---- all-or-nothing writes ---------------------------------------------------- */
 
@@ -963,6 +991,178 @@ errcode_t e2verity_seal_batch_new(ext2_filsys fs, const struct e2verity_seal_opt
  * @b: the batch, or NULL
  */
 void e2verity_batch_free(struct e2verity_batch *b);
+
+/* ---- sealing and unsealing many files ------------------------------------------ */
+
+/* Where e2verity_seal_files() and its kin stopped (&e2verity_files_totals.step) */
+enum e2verity_files_step {
+	E2VERITY_FILES_OK = 0,	 /* nowhere: done, or stopped between files by *cancel */
+	E2VERITY_FILES_SCAN,	 /* reading the block maps (e2verity_owners_scan()) */
+	E2VERITY_FILES_PREPARE,	 /* file @index cannot be (un)sealed: the first one refused */
+	E2VERITY_FILES_SPACE,	 /* the files need more blocks than are free */
+	E2VERITY_FILES_BEGIN,	 /* reading the bitmaps or starting the transaction */
+	E2VERITY_FILES_THREADS,	 /* starting the hashing threads */
+	E2VERITY_FILES_WRITE,	 /* (un)sealing file @index */
+	E2VERITY_FILES_COMMIT,	 /* committing a transaction */
+	E2VERITY_FILES_FEATURE,	 /* unseal: finding whether the verity feature can go */
+	E2VERITY_FILES_CALLBACK, /* a callback returned an error, for file @index */
+};
+
+/* What a run over many files did; filled in whatever the return */
+struct e2verity_files_totals {
+	size_t refused; /* files the pre-flight refused */
+	/*
+	 * files with work to do: seal, those whose plan writes something;
+	 * unseal, the sealed ones
+	 */
+	size_t todo;
+	uint64_t blocks_needed; /* seal's pre-flight: what the files need ... */
+	uint64_t blocks_freed;	/* ... what is freed first ... */
+	uint64_t blocks_free;	/* ... and what the filesystem has free */
+	size_t done;		/* committed: sealed, resealed or unsealed */
+	/* seal: committed, sealed already before (security.ima alone may be new); unseal: not sealed */
+	size_t skipped;
+	enum e2verity_files_step step; /* where a failure happened */
+	size_t index;		       /* the file it concerns, for the steps that name one */
+	/* the transaction was abandoned: the image holds its last commit; close @fs next */
+	int aborted;
+};
+
+/* Callbacks of e2verity_seal_preflight() and e2verity_seal_files(); each may be NULL */
+struct e2verity_seal_files_cb {
+	/*
+	 * Before file @index is judged or sealed (the signing callbacks of
+	 * the options may be for it next)
+	 */
+	void (*begin)(void *ctx, size_t index);
+	/*
+	 * The pre-flight's verdict on file @index: @err 0 and its @plan, or why
+	 * it cannot be sealed (@plan NULL).  A non-zero return stops the run.
+	 */
+	errcode_t (*judged)(void *ctx, size_t index, errcode_t err,
+			    const struct e2verity_seal_plan *plan);
+	/* file @index was written into the open transaction (e.g. for progress) */
+	void (*written)(void *ctx, size_t index, const struct e2verity_seal_result *res);
+	/*
+	 * File @index is sealed for good: its transaction committed.  Called in
+	 * the order of the files; a non-zero return stops the run (the files
+	 * committed with it are counted, not reported).
+	 */
+	errcode_t (*committed)(void *ctx, size_t index, const struct e2verity_seal_result *res);
+	void *ctx;
+	/* must be zero, as e2verity_params.reserved */
+	uint64_t reserved[4];
+};
+
+/**
+ * e2verity_seal_preflight() - judge many files for sealing, and the space for all of them
+ * @fs: open filesystem (read-only is enough; nothing is written)
+ * @inos: the inodes
+ * @count: how many
+ * @opts: seal options, as e2verity_seal_files() will get them; without
+ *        @opts->owners, one e2verity_owners_scan() serves every file
+ * @cb: callbacks (@cb->begin and @cb->judged), or NULL
+ * @plans: @count plans, filled in (those of refused files are undefined)
+ * @totals: files refused, with work to do, blocks needed, freed and free
+ *
+ * Runs e2verity_seal_prepare() on every file, even after a refusal, so
+ * that each refusal reaches @cb->judged; then checks that the blocks
+ * needed fit in those free and those freed.
+ *
+ * Return: 0; the first refusal of e2verity_seal_prepare() (@totals->index
+ * names its file); E2VERITY_ET_NO_SPACE; an error of the scan or of a
+ * callback.
+ */
+errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t count,
+				  const struct e2verity_seal_opts *opts,
+				  const struct e2verity_seal_files_cb *cb,
+				  struct e2verity_seal_plan *plans,
+				  struct e2verity_files_totals *totals);
+
+/**
+ * e2verity_seal_files() - seal many files, crash-safe, in journal transactions
+ * @fs: filesystem opened read-write, borrowed
+ * @txn: the transaction to write in (e2verity_txn_begin()), committed here
+ *       as it fills and left open for the caller's e2verity_txn_end(); or
+ *       NULL: the bitmaps are read and a transaction is begun and ended here
+ * @inos: the inodes, in the order they are sealed (and reported)
+ * @count: how many
+ * @opts: seal options; @opts->params.threads hashing threads are started
+ *        for the run unless @opts->params.workers are given, small files
+ *        are hashed ahead (e2verity_seal_batch_new()) unless @opts->batch
+ *        is given, and *@opts->cancel stops the run
+ * @plans: what e2verity_seal_preflight() found for these inodes (on this
+ *         or another handle of the filesystem); or NULL: it runs first,
+ *         here, and nothing is written unless every file passes
+ * @cb: callbacks, or NULL
+ * @totals: what was done, and where a failure happened
+ *
+ * Seals the files in order with e2verity_seal_inode().  A transaction is
+ * committed before a file of 64 MiB or more, after 256 MiB of data, after
+ * 8192 files and when the journal is nearly full, so an interruption loses
+ * at most the work since the last commit; @cb->committed reports each file
+ * only once its transaction committed.  Hashing threads, the batch of
+ * files hashed ahead and the map of block owners are the run's.
+ *
+ * A stop by *@opts->cancel between files commits what was sealed and
+ * returns E2VERITY_ET_CANCELLED with @totals->step E2VERITY_FILES_OK.  On
+ * any other failure the transaction is abandoned (e2verity_txn_abort(),
+ * @totals->aborted): the image keeps its last commit, and @fs must be
+ * closed next.
+ *
+ * Return: 0, E2VERITY_ET_CANCELLED, an error of the pre-flight, of
+ * e2verity_seal_inode(), of a commit or of a callback (@totals->step).
+ */
+errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ext2_ino_t *inos,
+			      size_t count, const struct e2verity_seal_opts *opts,
+			      const struct e2verity_seal_plan *plans,
+			      const struct e2verity_seal_files_cb *cb,
+			      struct e2verity_files_totals *totals);
+
+/* e2verity_unseal_files(): judge the files only, write nothing */
+#define E2VERITY_UNSEAL_CHECK_ONLY 0x1
+
+struct e2verity_unseal_opts {
+	unsigned int flags; /* E2VERITY_UNSEAL_* */
+	/* or NULL: once *@cancel is non-zero, unsealing stops with E2VERITY_ET_CANCELLED */
+	const volatile sig_atomic_t *cancel;
+	/* e2verity_owners_scan()'s map of @fs, or NULL: one is made */
+	const struct e2verity_owners *owners;
+	/*
+	 * The verdict on file @index: 0 (it will be unsealed),
+	 * E2VERITY_ET_NOT_SEALED (skipped) or why it cannot be.  A non-zero
+	 * return stops the run.  Or NULL.
+	 */
+	errcode_t (*judged)(void *ctx, size_t index, errcode_t err);
+	/* file @index unsealed in the open transaction, @freed blocks freed; or NULL */
+	void (*written)(void *ctx, size_t index, blk64_t freed);
+	void *ctx;
+	/* must be zero, as e2verity_params.reserved */
+	uint64_t reserved[4];
+};
+
+/**
+ * e2verity_unseal_files() - remove fs-verity from many files, all or none
+ * @fs: filesystem opened read-write (read-only with E2VERITY_UNSEAL_CHECK_ONLY)
+ * @txn: the transaction to write in, or NULL: the bitmaps are read and one
+ *       is begun and ended here
+ * @inos: the inodes
+ * @count: how many
+ * @opts: options and callbacks
+ * @totals: files refused, skipped (not sealed), to unseal, unsealed
+ *
+ * Judges every file with e2verity_unseal_check() first; a refusal stops the
+ * run before anything is written.  Then unseals the sealed ones in one
+ * transaction and, once no inode has the verity flag, clears the verity
+ * feature in a commit of its own.  A stop by *@opts->cancel or a failure
+ * abandons the transaction (@totals->aborted): nothing is unsealed.
+ *
+ * Return: 0, E2VERITY_ET_CANCELLED, the first refusal, or an error of a
+ * write, a commit or a callback (@totals->step).
+ */
+errcode_t e2verity_unseal_files(ext2_filsys fs, struct e2verity_txn *txn, const ext2_ino_t *inos,
+				size_t count, const struct e2verity_unseal_opts *opts,
+				struct e2verity_files_totals *totals);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ext4_file.h"
+#include "image_source.h"
 #include "layout.h"
 
 static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
@@ -118,6 +119,12 @@ int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base)
 	int fd = -1;
 
 	*base = 0;
+	/* what the caller named; else what the unix io manager opened */
+	fd = e2v_image_source_dup(fs, base);
+	if (fd >= 0) {
+		name = NULL;
+		goto check;
+	}
 	if (!fs->device_name)
 		return -1;
 	name = strdup(fs->device_name);
@@ -138,6 +145,7 @@ int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base)
 	fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		goto out;
+check:
 	/* the same filesystem as libext2fs opened, or nothing */
 	if (pread(fd, &sb, sizeof(sb), *base + SUPERBLOCK_OFFSET) != (ssize_t)sizeof(sb) ||
 	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||

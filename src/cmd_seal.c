@@ -115,13 +115,6 @@ static const char *e2v_ima_words(const struct e2verity_seal_plan *p)
 	}
 }
 
-/* whether a plan writes anything */
-static int e2v_plan_writes(const struct e2verity_seal_plan *p)
-{
-	return p->action != E2VERITY_SEAL_SKIP || p->ima == E2VERITY_IMA_WRITE ||
-	       p->ima == E2VERITY_IMA_REPLACE;
-}
-
 /* -n --ima-only without a key: the pre-flight plans security.ima, nothing signs it */
 static errcode_t e2v_no_ima_sign(void *ctx, unsigned int alg, const uint8_t *digest,
 				 uint8_t **value, size_t *len)
@@ -146,6 +139,37 @@ static int e2v_no_ima_keep(void *ctx, unsigned int alg, const uint8_t *digest,
 	return 1;
 }
 
+/* what the pre-flight says of each file, as the library judges them */
+struct e2v_seal_judge {
+	struct e2v_seal_cli *c;
+	ext2_filsys fs;
+	const struct e2v_selection *sel;
+};
+
+/* the callbacks of values made elsewhere find the file's by its index */
+static void e2v_seal_begin(void *ctx, size_t i)
+{
+	struct e2v_seal_judge *j = ctx;
+
+	j->c->index = i;
+}
+
+static errcode_t e2v_seal_judged(void *ctx, size_t i, errcode_t err,
+				 const struct e2verity_seal_plan *plan)
+{
+	struct e2v_seal_judge *j = ctx;
+	const struct e2v_seal_cli *c = j->c;
+
+	if (err)
+		e2v_error(err, "while checking '%s'%s", e2v_name(j->sel->v[i].path),
+			  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(j->fs, j->sel->v[i].ino)
+							 : "");
+	else if (c->w.dry_run && !c->w.quiet)
+		e2v_seal_list(j->sel, i, e2v_action_word(c, plan), plan->blocks_needed,
+			      e2v_ima_words(plan));
+	return 0;
+}
+
 /*
  * The pre-flight: every file, and the space for all of them, before any byte
  * is written.  Returns 0 when sealing may go ahead.
@@ -154,42 +178,42 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 			      const struct e2v_selection *sel, struct e2verity_seal_plan *plans,
 			      int *work)
 {
-	uint64_t need = 0, freed = 0, avail = ext2fs_free_blocks_count(fs->super);
-	unsigned int bad = 0;
+	struct e2v_seal_judge j = { .c = c, .fs = fs, .sel = sel };
+	const struct e2verity_seal_files_cb cb = {
+		.begin = e2v_seal_begin,
+		.judged = e2v_seal_judged,
+		.ctx = &j,
+	};
+	struct e2verity_files_totals tot;
+	ext2_ino_t *inos;
 	errcode_t err;
 
 	*work = 0;
-	for (size_t i = 0; i < sel->n; i++) {
-		/* the callbacks of values made elsewhere find the file's by its index */
-		c->index = i;
-		err = e2verity_seal_prepare(fs, sel->v[i].ino, &c->opts, &plans[i]);
-		if (err) {
-			e2v_error(err, "while checking '%s'%s", e2v_name(sel->v[i].path),
-				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino)
-								 : "");
-			bad++;
-			continue;
-		}
-		need += plans[i].blocks_needed;
-		freed += plans[i].blocks_freed;
-		if (e2v_plan_writes(&plans[i]))
-			*work = 1;
-		if (c->w.dry_run && !c->w.quiet)
-			e2v_seal_list(sel, i, e2v_action_word(c, &plans[i]), plans[i].blocks_needed,
-				      e2v_ima_words(&plans[i]));
-	}
-	if (bad || sel->errors)
+	inos = e2v_select_inos(sel);
+	if (!inos) {
+		e2v_error(ENOMEM, "while checking '%s'", e2v_name(c->w.image));
 		return E2V_EXIT_FAILURE;
-	if (need > avail + freed) {
+	}
+	err = e2verity_seal_preflight(fs, inos, sel->n, &c->opts, &cb, plans, &tot);
+	free(inos);
+	*work = tot.todo > 0;
+	if (tot.refused || sel->errors)
+		return E2V_EXIT_FAILURE;
+	if (err == E2VERITY_ET_NO_SPACE) {
 		e2v_error(E2VERITY_ET_NO_SPACE,
 			  "while checking '%s' (%llu blocks needed, %llu free)",
-			  e2v_name(c->w.image), (unsigned long long)(need - freed),
-			  (unsigned long long)avail);
+			  e2v_name(c->w.image),
+			  (unsigned long long)(tot.blocks_needed - tot.blocks_freed),
+			  (unsigned long long)tot.blocks_free);
+		return E2V_EXIT_FAILURE;
+	}
+	if (err) {
+		e2v_error(err, "while reading the block maps of '%s'", e2v_name(c->w.image));
 		return E2V_EXIT_FAILURE;
 	}
 	if (c->w.dry_run && !c->w.quiet)
 		printf("%zu files, %llu blocks needed, %llu free\n", sel->n,
-		       (unsigned long long)need, (unsigned long long)avail);
+		       (unsigned long long)tot.blocks_needed, (unsigned long long)tot.blocks_free);
 	return E2V_EXIT_OK;
 }
 

@@ -34,72 +34,43 @@ static int e2v_unseal_parse(const struct e2v_command *cmd, int argc, char *argv[
 	return e2v_write_args_finish(cmd, argc, argv, c);
 }
 
+/* what unseal says of each file, as the library judges and unseals them */
+struct e2v_unseal_ctx {
+	const struct e2v_write_args *c;
+	ext2_filsys fs;
+	const struct e2v_selection *sel;
+};
+
 /*
- * Every file is judged before anything is written: a file that cannot be
- * unsealed stops the run, one that is not sealed is skipped with a note (as
- * seal skips a sealed one).  @todo marks the files to unseal.
+ * A file that cannot be unsealed stops the run, one that is not sealed is
+ * skipped with a note (as seal skips a sealed one).
  */
-static int e2v_unseal_preflight(const struct e2v_write_args *c, ext2_filsys fs,
-				const struct e2verity_owners *owners,
-				const struct e2v_selection *sel, char *todo, size_t *ntodo)
+static errcode_t e2v_unseal_judged(void *ctx, size_t i, errcode_t err)
 {
-	unsigned int bad = 0;
+	const struct e2v_unseal_ctx *u = ctx;
+	const struct e2v_target *t = &u->sel->v[i];
 
-	*ntodo = 0;
-	for (size_t i = 0; i < sel->n; i++) {
-		errcode_t err;
-
-		todo[i] = 0;
-		err = e2verity_unseal_check(fs, sel->v[i].ino, owners);
-		if (err == E2VERITY_ET_NOT_SEALED) {
-			/* -a and -r meet unsealed files by the thousand: a note only with -v */
-			if (!c->quiet && (!sel->v[i].walked || c->verbose))
-				fprintf(stderr, "%s: '%s' is not sealed; skipped\n", e2v_prog,
-					e2v_name(sel->v[i].path));
-			continue;
-		}
-		if (err) {
-			e2v_error(err, "while unsealing '%s'%s", e2v_name(sel->v[i].path),
-				  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(fs, sel->v[i].ino)
-								 : "");
-			bad++;
-			continue;
-		}
-		todo[i] = 1;
-		(*ntodo)++;
-		if (c->dry_run && !c->quiet)
-			printf("unseal %s\n", e2v_name(sel->v[i].path));
+	if (err == E2VERITY_ET_NOT_SEALED) {
+		/* -a and -r meet unsealed files by the thousand: a note only with -v */
+		if (!u->c->quiet && (!t->walked || u->c->verbose))
+			fprintf(stderr, "%s: '%s' is not sealed; skipped\n", e2v_prog,
+				e2v_name(t->path));
+	} else if (err) {
+		e2v_error(err, "while unsealing '%s'%s", e2v_name(t->path),
+			  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(u->fs, t->ino) : "");
+	} else if (u->c->dry_run && !u->c->quiet) {
+		printf("unseal %s\n", e2v_name(t->path));
 	}
-	return bad || sel->errors ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+	return 0;
 }
 
-/*
- * Once no inode carries the verity flag, the feature goes too (tune2fs cannot
- * clear it).  In a commit of its own, after the inodes': a flagged inode on a
- * filesystem without the feature would not be measured by the kernel.
- */
-static int e2v_unseal_feature(struct e2v_image *img, const char *image)
+static void e2v_unseal_written(void *ctx, size_t i, blk64_t freed)
 {
-	ext2_ino_t *inos = NULL;
-	size_t n = 0;
-	errcode_t err;
+	const struct e2v_unseal_ctx *u = ctx;
 
-	if (!ext2fs_has_feature_verity(img->fs->super))
-		return E2V_EXIT_OK;
-	err = e2v_image_commit(img);
-	if (!err)
-		err = e2verity_list_verity_inodes(img->fs, &inos, &n);
-	free(inos);
-	if (!err && !n) {
-		ext2fs_clear_feature_verity(img->fs->super);
-		ext2fs_mark_super_dirty(img->fs);
-		err = e2v_image_commit(img);
-	}
-	if (err) {
-		e2v_error(err, "while %s '%s'", img->doing ? img->doing : "unsealing", image);
-		return E2V_EXIT_FAILURE;
-	}
-	return E2V_EXIT_OK;
+	if (u->c->verbose)
+		printf("unsealed %s: %llu blocks freed\n", e2v_name(u->sel->v[i].path),
+		       (unsigned long long)freed);
 }
 
 int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
@@ -107,9 +78,10 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 	struct e2v_write_args c = { 0 };
 	struct e2v_selection sel = { 0 };
 	struct e2v_image img = { 0 };
-	struct e2verity_owners *owners = NULL;
-	char *todo = NULL;
-	size_t ntodo = 0;
+	struct e2verity_unseal_opts opts = { 0 };
+	struct e2verity_files_totals tot;
+	struct e2v_unseal_ctx u;
+	ext2_ino_t *inos = NULL;
 	int status;
 	errcode_t err;
 
@@ -127,47 +99,40 @@ int cmd_unseal(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_select_run(&sel, img.fs, c.image, "unseals", &c.sel, c.verbose);
 	if (status != E2V_EXIT_OK)
 		goto out;
-	todo = calloc(sel.n ? sel.n : 1, 1);
-	if (!todo) {
+	inos = e2v_select_inos(&sel);
+	if (!inos) {
 		e2v_error(ENOMEM, "while checking '%s'", e2v_name(c.image));
 		status = E2V_EXIT_FAILURE;
 		goto out;
 	}
-	/* one scan of every inode proves every file's blocks, not one scan per file */
-	err = e2verity_owners_scan(img.fs, &owners);
-	if (err) {
-		e2v_error(err, "while reading the block maps of '%s'", e2v_name(c.image));
+	u.c = &c;
+	u.fs = img.fs;
+	u.sel = &sel;
+	opts.judged = e2v_unseal_judged;
+	opts.written = e2v_unseal_written;
+	opts.ctx = &u;
+	opts.cancel = &e2v_cancel;
+	/* a selection that failed is judged whole, written not at all */
+	if (c.dry_run || sel.errors)
+		opts.flags |= E2VERITY_UNSEAL_CHECK_ONLY;
+	err = e2verity_unseal_files(img.fs, img.txn, inos, sel.n, &opts, &tot);
+	if (tot.refused || sel.errors) {
 		status = E2V_EXIT_FAILURE;
-		goto out;
-	}
-	status = e2v_unseal_preflight(&c, img.fs, owners, &sel, todo, &ntodo);
-	if (status != E2V_EXIT_OK || c.dry_run || !ntodo)
-		goto out;
-	/* one transaction: every file is unsealed, or none */
-	for (size_t i = 0; i < sel.n && !e2v_cancel; i++) {
-		blk64_t freed;
-
-		if (!todo[i])
-			continue;
-		err = e2verity_unseal_inode_with(img.fs, sel.v[i].ino, owners, &freed);
-		if (err) {
-			e2v_error(err, "while unsealing '%s' in '%s'", e2v_name(sel.v[i].path),
-				  e2v_name(c.image));
-			status = E2V_EXIT_FAILURE;
-			break;
-		}
-		if (c.verbose)
-			printf("unsealed %s: %llu blocks freed\n", e2v_name(sel.v[i].path),
-			       (unsigned long long)freed);
-	}
-	if (e2v_cancel) {
+	} else if (err == E2VERITY_ET_CANCELLED) {
 		fprintf(stderr, "%s: %s: nothing unsealed\n", e2v_prog, strsignal(e2v_cancel));
 		status = 128 + e2v_cancel;
+	} else if (err && tot.step == E2VERITY_FILES_SCAN) {
+		e2v_error(err, "while reading the block maps of '%s'", e2v_name(c.image));
+		status = E2V_EXIT_FAILURE;
+	} else if (err && tot.step == E2VERITY_FILES_WRITE) {
+		e2v_error(err, "while unsealing '%s' in '%s'", e2v_name(sel.v[tot.index].path),
+			  e2v_name(c.image));
+		status = E2V_EXIT_FAILURE;
+	} else if (err) {
+		e2v_error(err, "while committing to '%s'", c.image);
+		status = E2V_EXIT_FAILURE;
 	}
-	if (status == E2V_EXIT_OK)
-		status = e2v_unseal_feature(&img, c.image);
 out:
-	e2verity_owners_free(owners);
 	if (status != E2V_EXIT_OK)
 		e2v_image_abandon(&img);
 	err = e2v_image_close(&img);
@@ -179,7 +144,7 @@ out:
 		status = E2V_EXIT_FAILURE;
 	if (sel.seen)
 		e2v_select_free(&sel);
-	free(todo);
+	free(inos);
 	e2v_write_args_free(&c);
 	return status;
 }

@@ -212,22 +212,18 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 		return err;
 	}
 	/*
-	 * The device name says where the filesystem lies, in e2fsprogs'
-	 * NAME?io_options form: lib/ahead.c reads file data with pread() from
-	 * that file at that offset, and nothing reads a whole disk by mistake.
+	 * Where the filesystem lies, for the library's direct reads (hashing
+	 * ahead, mapped data): the file and the offset resolved above, so that
+	 * nothing parses "?offset=" again.  Without it the library opens the
+	 * device name itself, and only a failure to read there costs speed.
 	 */
-	if (opts) {
-		char *dev;
+	{
+		int fd = open(img->disk->open_name, O_RDONLY | O_CLOEXEC);
 
-		if (asprintf(&dev, "%s?%s", img->disk->open_name, opts) < 0)
-			return ENOMEM;
-		ext2fs_free_mem(&img->fs->device_name);
-		err = ext2fs_get_mem(strlen(dev) + 1, &img->fs->device_name);
-		if (!err)
-			strcpy(img->fs->device_name, dev);
-		free(dev);
-		if (err)
-			return err;
+		if (fd >= 0) {
+			e2verity_set_image_source(img->fs, fd, img->disk->offset);
+			close(fd);
+		}
 	}
 	if (writing) {
 		err = e2v_health(img, flags);
@@ -279,6 +275,7 @@ errcode_t e2v_image_close(struct e2v_image *img)
 	}
 	if (img->fs) {
 		journaled = ext2fs_has_feature_journal(img->fs->super);
+		e2verity_set_image_source(img->fs, -1, 0);
 		err2 = ext2fs_close_free(&img->fs);
 		if (!err)
 			err = err2;
@@ -344,8 +341,10 @@ errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
 {
 	errcode_t err = 0;
 
-	if (*fs)
+	if (*fs) {
+		e2verity_set_image_source(*fs, -1, 0);
 		err = ext2fs_close_free(fs);
+	}
 	if (err)
 		e2v_error(err, "while closing '%s'", e2v_name(image));
 	if (e2v_cli_disk) {

@@ -57,6 +57,10 @@ struct e2v_seal_cli {
 	struct e2v_progress bar;
 	size_t index, total; /* the file being sealed: its index in the selection */
 	const char *current;
+	/* the writing phase's selection, plans and block size, for the library's callbacks */
+	const struct e2v_selection *sel;
+	const struct e2verity_seal_plan *plans;
+	unsigned int blocksize;
 	size_t skipped; /* files reported as sealed already, with these parameters */
 	size_t ima_kept; /* files sealed already whose security.ima is kept */
 };

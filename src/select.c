@@ -17,6 +17,15 @@ errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs, const char *i
 	return ext2fs_allocate_inode_bitmap(fs, "selected inodes", &s->seen);
 }
 
+ext2_ino_t *e2v_select_inos(const struct e2v_selection *s)
+{
+	ext2_ino_t *inos = malloc((s->n ? s->n : 1) * sizeof(*inos));
+
+	for (size_t i = 0; inos && i < s->n; i++)
+		inos[i] = s->v[i].ino;
+	return inos;
+}
+
 void e2v_select_free(struct e2v_selection *s)
 {
 	for (size_t i = 0; i < s->n; i++)

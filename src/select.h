@@ -32,6 +32,8 @@ struct e2v_selection {
 
 errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs, const char *image);
 void e2v_select_free(struct e2v_selection *s);
+/* The inodes of the selection, in its order, for the library's drivers (malloc()ed), or NULL. */
+ext2_ino_t *e2v_select_inos(const struct e2v_selection *s);
 
 /* 1 if an --exclude glob matches @path (the whole path, or its last part for globs without '/') */
 int e2v_select_excluded(const struct e2v_selection *s, const char *path);

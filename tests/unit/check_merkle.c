@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_merkle.c - unit tests of lib/merkle.c against fsverity-utils' digests and trees */
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -247,6 +248,36 @@ static ext2_filsys make_fs(char *path)
 }
 
 /*
+ * e2verity_set_image_source() takes only a descriptor that holds the
+ * filesystem at the offset given (its superblock and UUID): a wrong one
+ * would feed the fast reads another file's bytes.
+ */
+START_TEST(test_image_source)
+{
+	char path[] = "/tmp/e2verity-check_merkle.XXXXXX";
+	ext2_filsys fs = make_fs(path);
+	int fd, null_fd;
+
+	ck_assert_int_eq(ext2fs_flush(fs), 0);
+	fd = open(path, O_RDONLY);
+	null_fd = open("/dev/null", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(null_fd, 0);
+	ck_assert_int_eq(e2verity_set_image_source(fs, null_fd, 0), E2VERITY_ET_IMAGE_SOURCE);
+	ck_assert_int_eq(e2verity_set_image_source(fs, fd, 4096), E2VERITY_ET_IMAGE_SOURCE);
+	ck_assert_int_eq(e2verity_set_image_source(fs, fd, 0), 0);
+	/* named again: the new one replaces it; forgotten twice: nothing to forget */
+	ck_assert_int_eq(e2verity_set_image_source(fs, fd, 0), 0);
+	ck_assert_int_eq(e2verity_set_image_source(fs, -1, 0), 0);
+	ck_assert_int_eq(e2verity_set_image_source(fs, -1, 0), 0);
+	close(fd);
+	close(null_fd);
+	ext2fs_close_free(&fs);
+	unlink(path);
+}
+END_TEST
+
+/*
  * The option structures of the check and seal entry points: a reserved word
  * set (a program built for a later version) is refused before anything is
  * read or written, and all-zero reserved words are this version's behaviour.
@@ -264,6 +295,9 @@ START_TEST(test_opts_reserved)
 	struct e2verity_batch *batch;
 	struct e2verity_repair_opts ro;
 	struct e2verity_repair_result rr;
+	struct e2verity_seal_files_cb fcb;
+	struct e2verity_unseal_opts uo;
+	struct e2verity_files_totals tot;
 	ext2_ino_t ino = EXT2_ROOT_INO;
 
 	for (unsigned int i = 0; i < sizeof(co.reserved) / sizeof(co.reserved[0]); i++) {
@@ -288,6 +322,33 @@ START_TEST(test_opts_reserved)
 				 E2VERITY_ET_RESERVED_NOT_ZERO);
 		ck_assert_ptr_null(batch);
 	}
+	for (unsigned int i = 0; i < sizeof(so.reserved) / sizeof(so.reserved[0]); i++) {
+		so = (struct e2verity_seal_opts){ 0 };
+		so.reserved[i] = 1;
+		ck_assert_int_eq(e2verity_seal_preflight(fs, &ino, 1, &so, NULL, &plan, &tot),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_seal_files(fs, NULL, &ino, 1, &so, NULL, NULL, &tot),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+	}
+	so = (struct e2verity_seal_opts){ 0 };
+	for (unsigned int i = 0; i < sizeof(fcb.reserved) / sizeof(fcb.reserved[0]); i++) {
+		fcb = (struct e2verity_seal_files_cb){ 0 };
+		fcb.reserved[i] = 1;
+		ck_assert_int_eq(e2verity_seal_preflight(fs, &ino, 1, &so, &fcb, &plan, &tot),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+		ck_assert_int_eq(e2verity_seal_files(fs, NULL, &ino, 1, &so, NULL, &fcb, &tot),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+	}
+	for (unsigned int i = 0; i < sizeof(uo.reserved) / sizeof(uo.reserved[0]); i++) {
+		uo = (struct e2verity_unseal_opts){ 0 };
+		uo.reserved[i] = 1;
+		ck_assert_int_eq(e2verity_unseal_files(fs, NULL, &ino, 1, &uo, &tot),
+				 E2VERITY_ET_RESERVED_NOT_ZERO);
+	}
+	/* an unknown flag is a later version's: refused, not ignored */
+	uo = (struct e2verity_unseal_opts){ .flags = 0x80 };
+	ck_assert_int_eq(e2verity_unseal_files(fs, NULL, &ino, 1, &uo, &tot),
+			 E2VERITY_ET_RESERVED_NOT_ZERO);
 	for (unsigned int i = 0; i < sizeof(ro.reserved) / sizeof(ro.reserved[0]); i++) {
 		ro = (struct e2verity_repair_opts){ 0 };
 		ro.reserved[i] = 1;
@@ -455,6 +516,7 @@ static Suite *merkle_suite(void)
 	tcase_add_test(tc, test_too_many_levels);
 	tcase_add_test(tc, test_bad_params);
 	tcase_add_test(tc, test_opts_reserved);
+	tcase_add_test(tc, test_image_source);
 	tcase_add_loop_test(tc, test_callback_errors, 1, 3);
 	tcase_add_loop_test(tc, test_sparse_matches_dense, 0, 15);
 	suite_add_tcase(s, tc);
