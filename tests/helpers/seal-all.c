@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* seal-all.c - an embedder's view: seal every regular file of an image with libe2verity alone */
+/* seal-all.c - an embedder's view: seal or unseal every regular file of an image, library alone */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "e2verity.h"
@@ -24,6 +25,15 @@ static errcode_t committed(void *ctx, size_t i, const struct e2verity_seal_resul
 	return 0;
 }
 
+/* a file unsealed (committed when the run returns 0) */
+static void unsealed(void *ctx, size_t i, blk64_t freed)
+{
+	const struct run *r = ctx;
+
+	printf("unsealed %s: %llu blocks freed\n", r->paths[i] ? r->paths[i] : "?",
+	       (unsigned long long)freed);
+}
+
 int main(int argc, char *argv[])
 {
 	struct e2verity_seal_opts opts = { 0 };
@@ -39,7 +49,7 @@ int main(int argc, char *argv[])
 	int fd;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s IMAGE THREADS\n", argv[0]);
+		fprintf(stderr, "usage: %s IMAGE THREADS|unseal\n", argv[0]);
 		return 2;
 	}
 	e2verity_init();
@@ -66,6 +76,13 @@ int main(int argc, char *argv[])
 		r.paths = calloc(n + 1, sizeof(*r.paths));
 		err = e2verity_inode_paths(fs, inos, n, r.paths);
 	}
+	/* all or none: every file judged first, then unsealed in one transaction */
+	if (!err && !strcmp(argv[2], "unseal")) {
+		const struct e2verity_unseal_opts uo = { .written = unsealed, .ctx = &r };
+
+		err = e2verity_unseal_files(fs, NULL, inos, n, &uo, &tot);
+		goto close;
+	}
 	/* the library judges every file and the space first, then seals in transactions */
 	opts.params.threads = atoi(argv[2]);
 	if (!err)
@@ -84,6 +101,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "checked: %llu passed, %llu failed\n",
 			(unsigned long long)st.passed, (unsigned long long)st.failed);
 	}
+close:
 	e2verity_set_image_source(fs, -1, 0);
 	/* after a failure, what the library abandoned is not written */
 	if (!err)
@@ -99,6 +117,6 @@ out:
 		fprintf(stderr, "%s: %s: %s (step %d, file %zu)\n", argv[0], argv[1],
 			error_message(err), err ? (int)tot.step : 0, tot.index);
 	else
-		fprintf(stderr, "%zu files sealed, %zu sealed already\n", tot.done, tot.skipped);
+		fprintf(stderr, "%zu files done, %zu skipped\n", tot.done, tot.skipped);
 	return err ? 1 : 0;
 }
