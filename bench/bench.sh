@@ -52,7 +52,12 @@ mkimg()
 }
 
 # wants GROUP: BENCH_ONLY is empty or names it (the sparse file goes with big)
-wants() { [ -z "${BENCH_ONLY:-}" ] || case " $BENCH_ONLY " in *" ${1%sparse}"*) ;; *) return 1 ;; esac; }
+wants()
+{
+	g=$1
+	[ "$g" != sparse ] || g=big
+	[ -z "${BENCH_ONLY:-}" ] || case " $BENCH_ONLY " in *" $g "*) ;; *) return 1 ;; esac
+}
 
 echo "== preparing the inputs in $W"
 mkdir -p big sparse many
@@ -197,7 +202,7 @@ for s in many tree; do
 	if [ $s = many ]; then
 		title="$NFILES files of 1-64 KiB"
 	else
-		title="$(tr -cd '\0' <tree.list | wc -c) files of $tree_name $tree_note"
+		title="$(tr -cd '\0' <tree.list | wc -c) files of $tree_name${tree_note:+ $tree_note}"
 	fi
 	group "$title, all names on one command line (xargs)" "$(cd $s && du -sb --apparent-size . | cut -f1)" <<EOF
 fsverity digest||cd $s && xargs -0 fsverity digest <../$s.list

@@ -88,6 +88,14 @@ struct e2v_check_cli {
 	size_t *order; /* findings grouped by file, for printing */
 	struct e2v_checked *files;
 	size_t nr_files, cap_files;
+	/*
+	 * Files that passed with no finding and that no output lists (no -v,
+	 * --json or --manifest) are counted, not kept: a record is 528 bytes.
+	 * What the summary takes from them: the oldest kernel that reads them.
+	 */
+	size_t nr_clean;
+	unsigned int clean_kernel; /* the oldest kernel that reads them all */
+	int clean_kernel_none;	   /* one of them no kernel with this page size reads */
 	size_t pending_findings; /* findings of the file being checked */
 	size_t recheck;		 /* the file a repair's check reports to, or SIZE_MAX */
 	const char *next_path;	 /* the path of the file being checked, when given */

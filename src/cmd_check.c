@@ -151,10 +151,21 @@ static errcode_t e2v_on_finding(void *ctx, const struct e2verity_finding *f)
 	return 0;
 }
 
+static unsigned int e2v_file_kernel(const struct e2v_check_cli *c,
+				    const struct e2verity_check_file *f);
+
+/* Every file needs a record when every file is listed, or compared with a manifest */
+static int e2v_keeps_clean(const struct e2v_check_cli *c)
+{
+	return c->json || c->verbose || c->manifest;
+}
+
 static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 {
 	struct e2v_check_cli *c = ctx;
+	const size_t findings = c->pending_findings;
 	struct e2v_checked *r;
+	unsigned int k;
 
 	c->pending_findings = 0;
 	if (c->recheck != SIZE_MAX) {
@@ -164,13 +175,23 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 		r->errors_after += file->errors;
 		return 0;
 	}
-	r = e2v_check_add_file(c, file->ino, c->next_path);
-	if (!r)
-		return ENOMEM;
-	r->file = *file;
-	r->checked = 1;
-	r->errors = file->errors;
-	r->warnings = file->warnings;
+	if (!findings && !file->errors && !file->warnings && file->have_descriptor &&
+	    !e2v_keeps_clean(c)) {
+		k = e2v_file_kernel(c, file);
+		c->nr_clean++;
+		if (!k)
+			c->clean_kernel_none = 1;
+		else if (k > c->clean_kernel)
+			c->clean_kernel = k;
+	} else {
+		r = e2v_check_add_file(c, file->ino, c->next_path);
+		if (!r)
+			return ENOMEM;
+		r->file = *file;
+		r->checked = 1;
+		r->errors = file->errors;
+		r->warnings = file->warnings;
+	}
 	if (e2v_progress_active(&c->progress))
 		e2v_progress_file(&c->progress, file->data_size, NULL);
 	/* a signal stops the run between files: what was checked is still reported */
@@ -294,9 +315,9 @@ static unsigned int e2v_file_kernel(const struct e2v_check_cli *c,
  */
 static unsigned int e2v_image_kernel(const struct e2v_check_cli *c, int *none)
 {
-	unsigned int oldest = 0, k;
+	unsigned int oldest = c->clean_kernel, k;
 
-	*none = 0;
+	*none = c->clean_kernel_none;
 	for (size_t i = 0; i < c->nr_files; i++) {
 		const struct e2verity_check_file *f = &c->files[i].file;
 
@@ -1179,7 +1200,7 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	status = e2v_check_image(&c, &st);
 	if (c.json)
 		e2v_print_json(&c, &st, status & FSCK_ERROR ? c.errbuf : NULL, status);
-	else if (!(status & FSCK_ERROR) || c.nr_files || c.missing)
+	else if (!(status & FSCK_ERROR) || c.nr_files || c.nr_clean || c.missing)
 		e2v_print_text(&c, &st);
 	if (e2v_flush_stdout())
 		status |= FSCK_ERROR;
