@@ -419,6 +419,7 @@ void e2v_ahead_free(struct e2verity_batch *a)
 		free(a->ring[i].extents);
 		free(a->ring[i].meta);
 		free(a->ring[i].sig);
+		free(a->ring[i].ima_value);
 		free(a->ring[i].tree);
 		free(a->ring[i].offsets);
 	}
