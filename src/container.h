@@ -52,6 +52,12 @@ errcode_t e2v_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws)
 /* the filesystem at @d->offset must be ext4 and end inside @d->size (0: the file's end) */
 errcode_t e2v_disk_check_place(struct e2v_disk *d, int fd, uint64_t file_size, char *why,
 			       size_t ws);
+/*
+ * libext2fs opens @d->file itself: checked whole, or with @placed at
+ * @d->offset (e2v_disk_check_place())
+ */
+errcode_t e2v_disk_open_file(struct e2v_disk *d, int fd, const struct stat *st, int placed,
+			     char *why, size_t ws);
 /* ?offset= and --partition name one place each: both at once is a mistake */
 errcode_t e2v_disk_one_place(const char *opts, const char *partition, char *why, size_t ws);
 

@@ -130,6 +130,23 @@ errcode_t e2v_disk_check_place(struct e2v_disk *d, int fd, uint64_t file_size, c
 	return 0;
 }
 
+errcode_t e2v_disk_open_file(struct e2v_disk *d, int fd, const struct stat *st, int placed,
+			     char *why, size_t ws)
+{
+	uint64_t size;
+	errcode_t err;
+
+	err = e2v_disk_fd_size(fd, st, &size);
+	if (!err && placed)
+		err = e2v_disk_check_place(d, fd, size, why, ws);
+	else if (!err)
+		err = e2v_disk_check_whole(fd, size, why, ws);
+	if (err)
+		return err;
+	d->open_name = strdup(d->file);
+	return d->open_name ? 0 : ENOMEM;
+}
+
 errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *partition, char *why,
 			   size_t ws)
 {

@@ -14,7 +14,7 @@ struct e2v_disk {
 	int partno;	       /* the partition chosen, or 0 */
 	int sparse;	       /* an Android sparse image: e2v_disk_expand() makes its copy */
 	struct e2v_outfile *out; /* written to: where the sparse image goes back */
-	const struct e2v_container_ops *ops; /* the row of container.h's table it lies in */
+	const struct e2v_container_ops *ops; /* its container: a row of the table in disk.c */
 	void *priv;			     /* that container's own state */
 };
 

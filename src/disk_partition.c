@@ -116,20 +116,12 @@ static int e2v_partition_probe(const unsigned char *head, size_t n, const char *
 static errcode_t e2v_partition_open(struct e2v_disk *d, int fd, const struct stat *st,
 				    const char *opts, const char *partition, char *why, size_t ws)
 {
-	uint64_t size;
 	errcode_t err;
 
 	err = e2v_disk_one_place(opts, partition, why, ws);
 	if (!err)
 		err = e2v_find_partition(d, d->file, partition, why, ws);
-	if (!err)
-		err = e2v_disk_fd_size(fd, st, &size);
-	if (!err)
-		err = e2v_disk_check_place(d, fd, size, why, ws);
-	if (err)
-		return err;
-	d->open_name = strdup(d->file);
-	return d->open_name ? 0 : ENOMEM;
+	return err ? err : e2v_disk_open_file(d, fd, st, 1, why, ws);
 }
 
 const struct e2v_container_ops e2v_container_partition = {

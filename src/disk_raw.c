@@ -43,22 +43,12 @@ static int e2v_raw_probe(const unsigned char *head, size_t n, const char *opts,
 static errcode_t e2v_raw_open(struct e2v_disk *d, int fd, const struct stat *st, const char *opts,
 			      const char *partition, char *why, size_t ws)
 {
-	uint64_t size;
 	errcode_t err;
 
 	err = e2v_disk_one_place(opts, partition, why, ws);
 	if (!err && opts)
 		err = e2v_disk_parse_offset(opts, &d->offset, why, ws);
-	if (!err)
-		err = e2v_disk_fd_size(fd, st, &size);
-	if (!err && opts)
-		err = e2v_disk_check_place(d, fd, size, why, ws);
-	else if (!err)
-		err = e2v_disk_check_whole(fd, size, why, ws);
-	if (err)
-		return err;
-	d->open_name = strdup(d->file);
-	return d->open_name ? 0 : ENOMEM;
+	return err ? err : e2v_disk_open_file(d, fd, st, opts != NULL, why, ws);
 }
 
 const struct e2v_container_ops e2v_container_raw = {

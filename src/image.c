@@ -142,7 +142,7 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	img->what = name;
 	img->flags = flags;
 	/*
-	 * Where the filesystem lies (disk.c): e2fsprogs' IMAGE?offset= form, a
+	 * Where the filesystem lies (disk.c and its table of containers, container.h): e2fsprogs' IMAGE?offset= form, a
 	 * --partition, or an Android sparse image expanded into a raw copy.
 	 */
 	img->doing = "opening";
