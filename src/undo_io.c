@@ -24,10 +24,11 @@
  * what a write overwrites is saved, then the key block, then the header with
  * the superblock as the disk has it, and only then is the write made; a
  * write that changes the superblock is made straight to the file, and the
- * header follows at once.  A process killed at any point leaves an undo file
- * that plain e2undo applies, giving back the image byte for byte; only a
- * kill between a superblock's write and the header's (two system calls
- * apart) leaves one that e2undo applies with -f.
+ * header follows at once.  The file takes its name only once its header is
+ * on disk.  A process killed at any point leaves no undo file (the image not
+ * yet written) or one that plain e2undo applies, giving back the image byte
+ * for byte; only a kill between a superblock's write and the header's (two
+ * system calls apart) leaves one that e2undo applies with -f.
  */
 #define E2V_UNDO_MAGIC "E2UNDO02"
 #define E2V_UNDO_BLOCK 1024
@@ -47,8 +48,9 @@ struct e2v_undo_range {
 struct e2v_undo {
 	io_channel real;
 	int fd;
-	uint64_t offset; /* of the filesystem in the device: io option offset= */
-	int started;	 /* the header is on disk */
+	char *tmp;	  /* the file's name until its header is written, then NULL */
+	uint64_t offset;  /* of the filesystem in the device: io option offset= */
+	int started;	  /* the header is on disk */
 	errcode_t broken; /* the undo file failed: nothing more is written */
 	struct e2v_undo_range *saved;
 	size_t nsaved, cap;
@@ -136,8 +138,19 @@ static errcode_t e2v_undo_start(struct e2v_undo *u)
 	err = e2v_undo_read(u, E2V_SUPER_POS, E2V_SUPER_SIZE, u->super);
 	if (!err)
 		err = e2v_undo_write_head(u);
+	/*
+	 * Only a file e2undo takes gets the name: a kill before this leaves no
+	 * undo file (and the image untouched), never an empty one e2undo
+	 * refuses ("short read").
+	 */
+	if (!err && fsync(u->fd) < 0)
+		err = errno;
+	if (!err && rename(u->tmp, e2v_undo_path) < 0)
+		err = errno;
 	if (err)
 		return u->broken = err;
+	free(u->tmp);
+	u->tmp = NULL;
 	u->key_blk = 2;
 	u->next_blk = 3;
 	u->started = 1;
@@ -169,7 +182,8 @@ static errcode_t e2v_undo_mark(struct e2v_undo *u, uint64_t a, uint64_t b)
 		u->saved[i - 1].end = b;
 		if (i < u->nsaved && u->saved[i].start == b) {
 			u->saved[i - 1].end = u->saved[i].end;
-			memmove(u->saved + i, u->saved + i + 1, (u->nsaved - i - 1) * sizeof(*u->saved));
+			memmove(u->saved + i, u->saved + i + 1,
+				(u->nsaved - i - 1) * sizeof(*u->saved));
 			u->nsaved--;
 		}
 		return 0;
@@ -231,8 +245,8 @@ static errcode_t e2v_undo_append(struct e2v_undo *u, uint64_t a, uint64_t b)
 		if (err)
 			break;
 		/* the crc32c of a key runs on over the data added to it */
-		e2v_le(key + 8,
-		       ext2fs_crc32c_le(e2v_get_le(key + 8, 4), buf, n * E2V_UNDO_BLOCK), 4);
+		e2v_le(key + 8, ext2fs_crc32c_le(e2v_get_le(key + 8, 4), buf, n * E2V_UNDO_BLOCK),
+		       4);
 		e2v_le(key + 12, size + n * E2V_UNDO_BLOCK, 4);
 		u->next_blk += n;
 		err = e2v_undo_mark(u, a, a + n);
@@ -289,7 +303,7 @@ static errcode_t e2v_undo_super_written(struct e2v_undo *u, uint64_t pos, uint64
 {
 	uint64_t a = pos > E2V_SUPER_POS ? pos : E2V_SUPER_POS;
 	uint64_t b = pos + len < E2V_SUPER_POS + E2V_SUPER_SIZE ? pos + len
-								  : E2V_SUPER_POS + E2V_SUPER_SIZE;
+								: E2V_SUPER_POS + E2V_SUPER_SIZE;
 	errcode_t err;
 
 	if (a >= b)
@@ -336,20 +350,20 @@ static errcode_t e2v_undo_write(io_channel c, unsigned long block, int count, co
 	return e2v_undo_write64(c, block, count, data);
 }
 
-static errcode_t e2v_undo_zeroout(io_channel c, unsigned long long block,
-				  unsigned long long count)
+static errcode_t e2v_undo_zeroout(io_channel c, unsigned long long block, unsigned long long count)
 {
 	struct e2v_undo *u = e2v_undo_of(c);
 	errcode_t err;
 
 	if (!u->real->manager->zeroout)
 		return EXT2_ET_UNIMPLEMENTED;
-	err = u->broken ? u->broken : e2v_undo_save(u, block * c->block_size, count * c->block_size);
+	err = u->broken ? u->broken
+			: e2v_undo_save(u, block * c->block_size, count * c->block_size);
 	if (!err)
 		err = io_channel_zeroout(u->real, block, count);
 	if (!err && e2v_touches_super(block * c->block_size, count * c->block_size))
-		err = io_channel_flush(u->real) ?: e2v_undo_super_written(u, E2V_SUPER_POS,
-									    E2V_SUPER_SIZE, NULL);
+		err = io_channel_flush(u->real)
+			      ?: e2v_undo_super_written(u, E2V_SUPER_POS, E2V_SUPER_SIZE, NULL);
 	return err;
 }
 
@@ -442,6 +456,10 @@ static errcode_t e2v_undo_close(io_channel c)
 		err2 = u->broken;
 		if (!err)
 			err = err2;
+		/* never started, or failed before its header: nothing to undo */
+		if (u->tmp)
+			unlink(u->tmp);
+		free(u->tmp);
 		free(u->saved);
 		free(u);
 	}
@@ -464,7 +482,13 @@ static errcode_t e2v_undo_open(const char *name, int flags, io_channel *channel)
 		err = ENOMEM;
 		goto fail;
 	}
-	u->fd = open(e2v_undo_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* made under a name of its own, in the same directory, 0600 */
+	if (asprintf(&u->tmp, "%s.XXXXXX", e2v_undo_path) < 0) {
+		u->tmp = NULL;
+		err = ENOMEM;
+		goto fail;
+	}
+	u->fd = mkostemp(u->tmp, O_CLOEXEC);
 	if (u->fd < 0) {
 		err = errno;
 		goto fail;
@@ -473,6 +497,7 @@ static errcode_t e2v_undo_open(const char *name, int flags, io_channel *channel)
 	err = e2v_undo_backing->open(name, flags & ~IO_FLAG_THREADS, &u->real);
 	if (err) {
 		close(u->fd);
+		unlink(u->tmp);
 		goto fail;
 	}
 	c->magic = EXT2_ET_MAGIC_IO_CHANNEL;
@@ -488,6 +513,8 @@ fail:
 	if (c)
 		free(c->name);
 	free(c);
+	if (u)
+		free(u->tmp);
 	free(u);
 	return err;
 }
