@@ -198,7 +198,6 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 {
 	struct e2verity_seal_opts o = *opts;
 	struct e2v_seal_run run = { 0 };
-	struct e2verity_seal_plan *own_plans = NULL;
 	struct e2verity_owners *owners = NULL;
 	struct e2verity_workers *workers = NULL;
 	struct e2verity_txn *own_txn = NULL;
@@ -216,13 +215,11 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 		}
 		o.owners = owners;
 	}
+	/* no plan is kept: the commit policy reads each file's size from its inode */
 	if (!plans && !(o.flags & E2VERITY_SEAL_JUDGED)) {
-		own_plans = calloc(count ? count : 1, sizeof(*own_plans));
-		err = own_plans ? e2verity_seal_preflight(fs, inos, count, &o, cb, own_plans, t)
-				: E2VERITY_ET_NO_MEMORY;
+		err = e2verity_seal_preflight(fs, inos, count, &o, cb, NULL, t);
 		if (err)
 			goto out;
-		plans = own_plans;
 	}
 	err = e2v_files_txn(fs, &txn, &own_txn, t);
 	if (err)
@@ -308,7 +305,6 @@ out:
 			err = e2v_files_fail(t, E2VERITY_FILES_COMMIT, 0, err2);
 	}
 	free(run.pending);
-	free(own_plans);
 	return err;
 }
 
