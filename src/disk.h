@@ -14,7 +14,8 @@ struct e2v_disk {
 	int partno;	       /* the partition chosen, or 0 */
 	int sparse;	       /* an Android sparse image: e2v_disk_expand() makes its copy */
 	struct e2v_outfile *out; /* written to: where the sparse image goes back */
-	struct e2v_expanded *exp; /* the copy of a sparse image (disk.c) */
+	const struct e2v_container_ops *ops; /* its container: a row of the table in disk.c */
+	void *priv;			     /* that container's own state */
 };
 
 /*

@@ -142,8 +142,9 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	img->what = name;
 	img->flags = flags;
 	/*
-	 * Where the filesystem lies (disk.c): e2fsprogs' IMAGE?offset= form, a
-	 * --partition, or an Android sparse image expanded into a raw copy.
+	 * Where the filesystem lies (disk.c, which walks the table of
+	 * containers): e2fsprogs' IMAGE?offset= form, a --partition, or an
+	 * Android sparse image expanded into a raw copy.
 	 */
 	img->doing = "opening";
 	img->disk = calloc(1, sizeof(*img->disk));
