@@ -776,6 +776,11 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
 #define E2VERITY_SEAL_IMA_ONLY 0x8
 /* @ima_sign may be called on the hashing threads too, as @sign with E2VERITY_SEAL_SIGN_ANY_THREAD */
 #define E2VERITY_SEAL_IMA_SIGN_ANY_THREAD 0x10
+/*
+ * e2verity_seal_files(): the files passed e2verity_seal_preflight() already,
+ * which kept no plans: @plans may be NULL, and the pre-flight is not run again
+ */
+#define E2VERITY_SEAL_JUDGED 0x20
 
 /*
  * Signs a file digest for the built-in signature stored after the descriptor.
@@ -1062,7 +1067,9 @@ struct e2verity_seal_files_cb {
  * @opts: seal options, as e2verity_seal_files() will get them; without
  *        @opts->owners, one e2verity_owners_scan() serves every file
  * @cb: callbacks (@cb->begin and @cb->judged), or NULL
- * @plans: @count plans, filled in (those of refused files are undefined)
+ * @plans: @count plans, filled in (those of refused files are undefined); or
+ *         NULL: each plan only reaches @cb->judged, and memory does not
+ *         grow with @count
  * @totals: files refused, with work to do, blocks needed, freed and free
  *
  * Runs e2verity_seal_prepare() on every file, even after a refusal, so
@@ -1093,7 +1100,8 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
  *        is given, and *@opts->cancel stops the run
  * @plans: what e2verity_seal_preflight() found for these inodes (on this
  *         or another handle of the filesystem); or NULL: it runs first,
- *         here, and nothing is written unless every file passes
+ *         here, and nothing is written unless every file passes; or NULL
+ *         with E2VERITY_SEAL_JUDGED in @opts->flags: it ran already
  * @cb: callbacks, or NULL
  * @totals: what was done, and where a failure happened
  *

@@ -82,6 +82,7 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
 {
 	struct e2verity_seal_opts o = *opts;
 	struct e2verity_owners *owners = NULL;
+	struct e2verity_seal_plan one, *plan;
 	errcode_t err, first = 0;
 
 	err = e2v_seal_files_start(&cb, opts, t);
@@ -98,7 +99,9 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
 	for (size_t i = 0; i < count; i++) {
 		if (cb->begin)
 			cb->begin(cb->ctx, i);
-		err = e2verity_seal_prepare(fs, inos[i], &o, &plans[i]);
+		/* without @plans, one plan at a time: a file's is read by the callback only */
+		plan = plans ? &plans[i] : &one;
+		err = e2verity_seal_prepare(fs, inos[i], &o, plan);
 		if (err) {
 			t->refused++;
 			if (!first) {
@@ -107,13 +110,13 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
 				t->index = i;
 			}
 		} else {
-			t->blocks_needed += plans[i].blocks_needed;
-			t->blocks_freed += plans[i].blocks_freed;
-			if (e2v_plan_writes(&plans[i]))
+			t->blocks_needed += plan->blocks_needed;
+			t->blocks_freed += plan->blocks_freed;
+			if (e2v_plan_writes(plan))
 				t->todo++;
 		}
 		if (cb->judged) {
-			errcode_t cerr = cb->judged(cb->ctx, i, err, err ? NULL : &plans[i]);
+			errcode_t cerr = cb->judged(cb->ctx, i, err, err ? NULL : plan);
 
 			if (cerr) {
 				first = e2v_files_fail(t, E2VERITY_FILES_CALLBACK, i, cerr);
@@ -126,6 +129,22 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
 out:
 	e2verity_owners_free(owners);
 	return first;
+}
+
+/*
+ * A file's size for the commit policy: its plan's, or without plans its
+ * inode's (an inode that cannot be read fails in e2verity_seal_inode() next)
+ */
+static uint64_t e2v_files_data_size(ext2_filsys fs, ext2_ino_t ino,
+				    const struct e2verity_seal_plan *plans, size_t i)
+{
+	struct ext2_inode inode;
+
+	if (plans)
+		return plans[i].data_size;
+	if (ext2fs_read_inode(fs, ino, &inode))
+		return 0;
+	return EXT2_I_SIZE(&inode);
 }
 
 /* what the files sealed in the open transaction report once it commits */
@@ -179,7 +198,6 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 {
 	struct e2verity_seal_opts o = *opts;
 	struct e2v_seal_run run = { 0 };
-	struct e2verity_seal_plan *own_plans = NULL;
 	struct e2verity_owners *owners = NULL;
 	struct e2verity_workers *workers = NULL;
 	struct e2verity_txn *own_txn = NULL;
@@ -197,13 +215,11 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 		}
 		o.owners = owners;
 	}
-	if (!plans) {
-		own_plans = calloc(count ? count : 1, sizeof(*own_plans));
-		err = own_plans ? e2verity_seal_preflight(fs, inos, count, &o, cb, own_plans, t)
-				: E2VERITY_ET_NO_MEMORY;
+	/* no plan is kept: the commit policy reads each file's size from its inode */
+	if (!plans && !(o.flags & E2VERITY_SEAL_JUDGED)) {
+		err = e2verity_seal_preflight(fs, inos, count, &o, cb, NULL, t);
 		if (err)
 			goto out;
-		plans = own_plans;
 	}
 	err = e2v_files_txn(fs, &txn, &own_txn, t);
 	if (err)
@@ -212,7 +228,9 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 	run.txn = txn;
 	run.cb = cb;
 	run.t = t;
-	run.pending = calloc(count ? count : 1, sizeof(*run.pending));
+	/* a commit empties it at E2V_TXN_MAX_FILES at the latest */
+	run.pending = calloc(count < E2V_TXN_MAX_FILES ? (count ? count : 1) : E2V_TXN_MAX_FILES,
+			     sizeof(*run.pending));
 	if (!run.pending) {
 		err = E2VERITY_ET_NO_MEMORY;
 		goto abort;
@@ -238,7 +256,7 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 	for (size_t i = 0; i < count && !e2v_cancelled(o.cancel); i++) {
 		struct e2v_seal_pending *p;
 
-		if (run.npending && plans[i].data_size >= E2V_TXN_BIG_FILE) {
+		if (run.npending && e2v_files_data_size(fs, inos[i], plans, i) >= E2V_TXN_BIG_FILE) {
 			err = e2v_seal_commit(&run);
 			if (err)
 				break;
@@ -287,7 +305,6 @@ out:
 			err = e2v_files_fail(t, E2VERITY_FILES_COMMIT, 0, err2);
 	}
 	free(run.pending);
-	free(own_plans);
 	return err;
 }
 

@@ -139,11 +139,27 @@ static int e2v_no_ima_keep(void *ctx, unsigned int alg, const uint8_t *digest,
 	return 1;
 }
 
+errcode_t e2v_seal_stored(const struct e2v_seal_cli *c, ext2_filsys fs, ext2_ino_t ino,
+			  struct e2verity_seal_plan *plan)
+{
+	struct e2verity_seal_opts o = c->opts;
+	errcode_t err;
+
+	/* what becomes of security.ima is in the record: a value kept here refuses nothing */
+	o.ima_keep = e2v_no_ima_keep;
+	err = e2verity_seal_prepare(fs, ino, &o, plan);
+	/* the read-only handle saw the same file a moment ago */
+	if (!err && plan->action != E2VERITY_SEAL_SKIP)
+		err = E2VERITY_ET_CORRUPT;
+	return err;
+}
+
 /* what the pre-flight says of each file, as the library judges them */
 struct e2v_seal_judge {
 	struct e2v_seal_cli *c;
 	ext2_filsys fs;
 	const struct e2v_selection *sel;
+	struct e2v_seal_rec *recs;
 };
 
 /* the callbacks of values made elsewhere find the file's by its index */
@@ -160,6 +176,11 @@ static errcode_t e2v_seal_judged(void *ctx, size_t i, errcode_t err,
 	struct e2v_seal_judge *j = ctx;
 	const struct e2v_seal_cli *c = j->c;
 
+	if (!err) {
+		j->recs[i].data_size = plan->data_size;
+		j->recs[i].action = plan->action;
+		j->recs[i].ima = plan->ima;
+	}
 	if (err)
 		e2v_error(err, "while checking '%s'%s", e2v_name(j->sel->v[i].path),
 			  err == E2VERITY_ET_NOT_REGULAR ? e2v_file_kind(j->fs, j->sel->v[i].ino)
@@ -175,10 +196,9 @@ static errcode_t e2v_seal_judged(void *ctx, size_t i, errcode_t err,
  * is written.  Returns 0 when sealing may go ahead.
  */
 static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
-			      const struct e2v_selection *sel, struct e2verity_seal_plan *plans,
-			      int *work)
+			      const struct e2v_selection *sel, struct e2v_seal_rec *recs, int *work)
 {
-	struct e2v_seal_judge j = { .c = c, .fs = fs, .sel = sel };
+	struct e2v_seal_judge j = { .c = c, .fs = fs, .sel = sel, .recs = recs };
 	const struct e2verity_seal_files_cb cb = {
 		.begin = e2v_seal_begin,
 		.judged = e2v_seal_judged,
@@ -194,7 +214,8 @@ static int e2v_seal_preflight(struct e2v_seal_cli *c, ext2_filsys fs,
 		e2v_error(ENOMEM, "while checking '%s'", e2v_name(c->w.image));
 		return E2V_EXIT_FAILURE;
 	}
-	err = e2verity_seal_preflight(fs, inos, sel->n, &c->opts, &cb, plans, &tot);
+	/* each plan is kept only as the callback's record: a plan is 424 bytes */
+	err = e2verity_seal_preflight(fs, inos, sel->n, &c->opts, &cb, NULL, &tot);
 	free(inos);
 	*work = tot.todo > 0;
 	if (tot.refused || sel->errors)
@@ -221,7 +242,7 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 {
 	struct e2v_seal_cli c = { 0 };
 	struct e2v_selection sel = { 0 };
-	struct e2verity_seal_plan *plans = NULL;
+	struct e2v_seal_rec *plans = NULL;
 	struct e2v_image pre = { 0 };
 	struct e2verity_owners *owners = NULL;
 	ext2_filsys fs = NULL;
@@ -347,14 +368,15 @@ int cmd_seal(const struct e2v_command *cmd, int argc, char *argv[])
 			status = E2V_EXIT_FAILURE;
 		goto out;
 	}
+	/* nothing to write: the digests are read again from the read-only handle */
+	if (!work)
+		status = e2v_seal_report_skips(&c, fs, &sel, plans);
 	/* the map is the read-only handle's: the writes make their own */
 	c.opts.owners = NULL;
 	e2verity_owners_free(owners);
 	owners = NULL;
 	e2v_image_close(&pre);
-	if (!work)
-		e2v_seal_report_skips(&c, &sel, plans);
-	else
+	if (work && status == E2V_EXIT_OK)
 		status = e2v_seal_write(&c, &sel, plans);
 	/* a stopped run's summary counts them already */
 	if (status == E2V_EXIT_OK)

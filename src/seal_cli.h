@@ -27,6 +27,16 @@ struct e2v_ima_detached {
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 };
 
+/*
+ * What a run keeps of each file's pre-flight plan, for every file at once:
+ * the rest (a sealed file's descriptor and digest) is read again when needed
+ */
+struct e2v_seal_rec {
+	uint64_t data_size;
+	uint8_t action; /* enum e2verity_seal_action */
+	uint8_t ima;	/* enum e2verity_ima_action */
+};
+
 struct e2v_seal_cli {
 	struct e2v_tree_opts tree;
 	struct e2verity_seal_opts opts;
@@ -59,7 +69,7 @@ struct e2v_seal_cli {
 	const char *current;
 	/* the writing phase's selection, plans and block size, for the library's callbacks */
 	const struct e2v_selection *sel;
-	const struct e2verity_seal_plan *plans;
+	const struct e2v_seal_rec *plans;
 	unsigned int blocksize;
 	size_t skipped; /* files reported as sealed already, with these parameters */
 	size_t ima_kept; /* files sealed already whose security.ima is kept */
@@ -73,33 +83,41 @@ void e2v_seal_cli_free(struct e2v_seal_cli *c);
 int e2v_seal_workers_start(struct e2v_seal_cli *c);
 void e2v_seal_workers_stop(struct e2v_seal_cli *c);
 
+/*
+ * A file the pre-flight found sealed already: its plan again, for the stored
+ * descriptor and digest its record leaves out; @fs the pre-flight's handle,
+ * @c->opts.owners still its map
+ */
+errcode_t e2v_seal_stored(const struct e2v_seal_cli *c, ext2_filsys fs, ext2_ino_t ino,
+			  struct e2verity_seal_plan *plan);
+
 /* seal_sign.c: the signing key, or signatures made elsewhere */
 errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing);
 int e2v_detached_open(struct e2v_seal_cli *c);
 int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
 int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-			const struct e2verity_seal_plan *plans);
+			const struct e2v_seal_rec *plans);
 
 /* seal_ima.c: security.ima, signed here or made elsewhere */
 int e2v_seal_ima_signer(struct e2v_seal_cli *c);
 int e2v_ima_detached_open(struct e2v_seal_cli *c);
 int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
 int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
-			    const struct e2v_selection *sel, const struct e2verity_seal_plan *plans);
+			    const struct e2v_selection *sel, const struct e2v_seal_rec *plans);
 /* --ima-only with -a or -r: the files found that are not sealed are left out */
 void e2v_ima_only_filter(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_selection *sel);
 void e2v_ima_cli_free(struct e2v_seal_cli *c);
 
 /* seal_write.c: the writing phase, in journal transactions; the pre-flight has passed */
 int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-		   const struct e2verity_seal_plan *plans);
+		   const struct e2v_seal_rec *plans);
 
 /* seal_output.c: what a run prints, and the manifest */
 /* One committed file: its digest line, its manifest entry, a note for a skip or -v. */
 errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 			  const struct e2verity_seal_result *res, unsigned int bs);
-void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-			   const struct e2verity_seal_plan *plans);
+int e2v_seal_report_skips(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
+			  const struct e2v_seal_rec *plans);
 /* How many files were sealed already (one line each with -v, said as they were met). */
 void e2v_seal_note_skips(const struct e2v_seal_cli *c);
 /*
@@ -109,7 +127,7 @@ void e2v_seal_note_skips(const struct e2v_seal_cli *c);
 void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
 		   uint64_t blocks, const char *more);
 int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-		     const struct e2verity_seal_plan *plans);
+		     const struct e2v_seal_rec *plans);
 /* Opens the manifest's file before the image is written: a bad path costs nothing. */
 int e2v_seal_manifest_open(struct e2v_seal_cli *c);
 /* Writes the manifest; @sealed: the image was written, which a failure here does not undo. */

@@ -332,15 +332,19 @@ int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *se
 
 /* The digest the value must sign: stored for a file sealed already, else hashed now. */
 static errcode_t e2v_ima_digest_of(struct e2v_seal_cli *c, ext2_filsys fs, ext2_ino_t ino,
-				   const struct e2verity_seal_plan *plan, unsigned int *alg,
+				   const struct e2v_seal_rec *plan, unsigned int *alg,
 				   uint8_t *digest)
 {
+	struct e2verity_seal_plan p;
 	struct e2verity_result r;
 	errcode_t err;
 
 	if (plan->action == E2VERITY_SEAL_SKIP) {
-		*alg = plan->desc.hash_algorithm;
-		memcpy(digest, plan->digest, E2VERITY_MAX_DIGEST_SIZE);
+		err = e2v_seal_stored(c, fs, ino, &p);
+		if (err)
+			return err;
+		*alg = p.desc.hash_algorithm;
+		memcpy(digest, p.digest, E2VERITY_MAX_DIGEST_SIZE);
 		return 0;
 	}
 	err = e2verity_seal_digest(fs, ino, &c->opts, &r);
@@ -397,7 +401,7 @@ static errcode_t e2v_ima_detached_check(struct e2v_seal_cli *c, struct e2v_ima_d
  * nothing is written; every bad one is reported.
  */
 int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
-			    const struct e2v_selection *sel, const struct e2verity_seal_plan *plans)
+			    const struct e2v_selection *sel, const struct e2v_seal_rec *plans)
 {
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 	unsigned int bad = 0, alg;

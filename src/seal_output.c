@@ -115,8 +115,9 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed)
  * sealing would compute it.  Detached signing starts from these lines.
  */
 int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-		     const struct e2verity_seal_plan *plans)
+		     const struct e2v_seal_rec *plans)
 {
+	struct e2verity_seal_plan m;
 	struct e2verity_result r;
 	int status = E2V_EXIT_OK;
 	errcode_t err;
@@ -129,9 +130,14 @@ int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_se
 			/* a file whose security.ima stays has nothing to sign */
 			if (plans[i].ima == E2VERITY_IMA_KEEP)
 				continue;
-			if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
-						  plans[i].digest))
+			err = e2v_seal_stored(c, fs, sel->v[i].ino, &m);
+			if (err) {
+				e2v_error(err, "while reading '%s'", e2v_name(sel->v[i].path));
 				status = E2V_EXIT_FAILURE;
+			} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &m.desc,
+							 m.digest)) {
+				status = E2V_EXIT_FAILURE;
+			}
 			continue;
 		}
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
@@ -249,13 +255,21 @@ errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
 }
 
 /* Nothing to write: say so for the files that are sealed already. */
-void e2v_seal_report_skips(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-			   const struct e2verity_seal_plan *plans)
+int e2v_seal_report_skips(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
+			  const struct e2v_seal_rec *plans)
 {
+	struct e2verity_seal_plan m;
+	errcode_t err;
+
 	for (size_t i = 0; i < sel->n; i++) {
-		e2v_print_digest(c, plans[i].desc.hash_algorithm, plans[i].digest, sel->v[i].path);
-		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &plans[i].desc,
-				      plans[i].digest);
+		err = e2v_seal_stored(c, fs, sel->v[i].ino, &m);
+		if (err) {
+			e2v_error(err, "while reading '%s'", e2v_name(sel->v[i].path));
+			return E2V_EXIT_FAILURE;
+		}
+		e2v_print_digest(c, m.desc.hash_algorithm, m.digest, sel->v[i].path);
+		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &m.desc, m.digest);
 		e2v_seal_note_skip(c, sel->v[i].path, plans[i].ima);
 	}
+	return E2V_EXIT_OK;
 }

@@ -197,7 +197,7 @@ int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
  * written.  Every bad one is reported.
  */
 int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-			const struct e2verity_seal_plan *plans)
+			const struct e2v_seal_rec *plans)
 {
 	struct e2verity_result r;
 	unsigned int bad = 0;

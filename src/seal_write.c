@@ -46,7 +46,7 @@ static errcode_t e2v_seal_committed(void *ctx, size_t i, const struct e2verity_s
 
 /* The writing phase; the pre-flight has passed. */
 int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-		   const struct e2verity_seal_plan *plans)
+		   const struct e2v_seal_rec *plans)
 {
 	const struct e2verity_seal_files_cb cb = {
 		.begin = e2v_seal_begin,
@@ -91,7 +91,10 @@ int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
 		e2v_progress_total(&c->bar, sel->n, bytes);
 	}
 	/* preflight, commit policy, hashing threads and files hashed ahead: the library's */
-	err = e2verity_seal_files(img.fs, img.txn, inos, sel->n, &c->opts, plans, &cb, &tot);
+	/* the pre-flight ran on the read-only handle and kept only records */
+	c->opts.flags |= E2VERITY_SEAL_JUDGED;
+	err = e2verity_seal_files(img.fs, img.txn, inos, sel->n, &c->opts, NULL, &cb, &tot);
+	c->opts.flags &= ~E2VERITY_SEAL_JUDGED;
 	e2v_progress_clear(&c->bar);
 	switch (err ? tot.step : E2VERITY_FILES_OK) {
 	case E2VERITY_FILES_OK:
