@@ -86,9 +86,8 @@ kh_find_kernel()
 
 # kh_targets - the kernels of the matrix, one name a line: the host's (or E2V_KERNEL's), then
 # those fetch-kernels.sh provides, cached or not (an uncached one is a SKIP with its reason).
-# The test's KH_KERNELS (default "host 6.12-amd64"; "all": every one) and the environment's
-# E2V_KTARGETS="NAME..." keep only those; in both, "host" names the host's kernel. A TCG boot of
-# the arm64 kernel costs three of an amd64 one: one test boots it (block-sizes-kernel.sh).
+# The test's KH_KERNELS (default "all": every one) and the environment's E2V_KTARGETS="NAME..."
+# keep only those; in both, "host" names the host's kernel.
 kh_targets()
 {
 	_host=
@@ -104,7 +103,7 @@ kh_targets()
 				[ -f "$e" ] && sed -n 's/^KT_NAME=//p' "$e"
 			done
 		fi
-	} | awk -v only="${E2V_KTARGETS:-}" -v mine="${KH_KERNELS:-host 6.12-amd64}" -v host="$_host" '
+	} | awk -v only="${E2V_KTARGETS:-}" -v mine="${KH_KERNELS:-all}" -v host="$_host" '
 		function names(list, set,   n, v, i) {
 			n = split(list, v, " ")
 			for (i = 1; i <= n; i++)
