@@ -6,20 +6,20 @@
 
 #include "cmd.h"
 
-volatile sig_atomic_t e2v_cancel;
+volatile sig_atomic_t cli_cancel;
 
-static void e2v_on_signal(int sig)
+static void cli_on_signal(int sig)
 {
-	e2v_cancel = sig;
+	cli_cancel = sig;
 }
 
-void e2v_catch_signals(void)
+void cli_catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = e2v_on_signal;
+	sa.sa_handler = cli_on_signal;
 	sigemptyset(&sa.sa_mask);
 	/* no SA_RESTART: a blocking read returns, and the command notices */
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)

@@ -10,28 +10,28 @@
 #include "names.h"
 
 /* the group of a problem code: 02 location, 03 descriptor, 04 Merkle tree, 09 manifest */
-#define E2V_GROUP(code) ((code) >> 8)
+#define CLI_GROUP(code) ((code) >> 8)
 
 /* What a file's findings (before any repair) say about it */
-struct e2v_damage {
+struct cli_damage {
 	int tree;     /* the Merkle tree or the root hash disagrees with the data */
 	int metadata; /* where the metadata is, the descriptor, or the tree is wrong */
 	int listed;   /* the manifest lists it with another digest, or it is not sealed */
 };
 
-static void e2v_damage_of(const struct e2v_check_cli *c, const struct e2v_checked *r,
-			  struct e2v_damage *d)
+static void cli_damage_of(const struct cli_check_run *c, const struct cli_checked *r,
+			  struct cli_damage *d)
 {
 	memset(d, 0, sizeof(*d));
 	for (size_t k = 0; k < r->count; k++) {
-		const struct e2v_check_finding *cf = &c->findings[c->order[r->first + k]];
+		const struct cli_check_finding *cf = &c->findings[c->order[r->first + k]];
 		unsigned int code = cf->f.problem->code;
 
 		if (cf->after || cf->problem->severity != E2VERITY_SEV_ERROR)
 			continue;
-		if (E2V_GROUP(code) == 0x04)
+		if (CLI_GROUP(code) == 0x04)
 			d->tree = 1;
-		if (E2V_GROUP(code) >= 0x02 && E2V_GROUP(code) <= 0x04)
+		if (CLI_GROUP(code) >= 0x02 && CLI_GROUP(code) <= 0x04)
 			d->metadata = 1;
 		switch (code) {
 		case E2VERITY_PR_MANIFEST_NOT_SEALED:
@@ -46,7 +46,7 @@ static void e2v_damage_of(const struct e2v_check_cli *c, const struct e2v_checke
 }
 
 /* -p: the stored tree can be rewritten from the data (e2verity_repair_tree() decides) */
-static int e2v_wants_tree(const struct e2v_checked *r, const struct e2v_damage *d)
+static int cli_wants_tree(const struct cli_checked *r, const struct cli_damage *d)
 {
 	return r->checked && r->file.have_descriptor && d->tree;
 }
@@ -56,24 +56,24 @@ static int e2v_wants_tree(const struct e2v_checked *r, const struct e2v_damage *
  * and a digest can be trusted; a file with only a bad signature, or an
  * extent tree the kernel refuses, is not the metadata's damage.
  */
-static int e2v_wants_reseal(const struct e2v_check_cli *c, const struct e2v_checked *r,
-			    const struct e2v_damage *d)
+static int cli_wants_reseal(const struct cli_check_run *c, const struct cli_checked *r,
+			    const struct cli_damage *d)
 {
-	if (c->mode != E2V_CHECK_YES || !r->file.ino)
+	if (c->mode != CLI_CHECK_YES || !r->file.ino)
 		return 0;
 	if (r->listed)
 		return d->metadata || d->listed;
 	return c->verifier && r->checked && d->metadata;
 }
 
-int e2v_check_wants_repair(const struct e2v_check_cli *c, const struct e2v_checked *r)
+int cli_check_wants_repair(const struct cli_check_run *c, const struct cli_checked *r)
 {
-	struct e2v_damage d;
+	struct cli_damage d;
 
-	if (c->mode == E2V_CHECK_READ || !r->file.ino || !r->errors)
+	if (c->mode == CLI_CHECK_READ || !r->file.ino || !r->errors)
 		return 0;
-	e2v_damage_of(c, r, &d);
-	return e2v_wants_tree(r, &d) || e2v_wants_reseal(c, r, &d);
+	cli_damage_of(c, r, &d);
+	return cli_wants_tree(r, &d) || cli_wants_reseal(c, r, &d);
 }
 
 /*
@@ -81,7 +81,7 @@ int e2v_check_wants_repair(const struct e2v_check_cli *c, const struct e2v_check
  * cannot be written or read, memory, a signal.  A refusal (the data does
  * not give the digest, the blocks are not the file's own ...) is the file's.
  */
-static int e2v_fatal(errcode_t err)
+static int cli_fatal(errcode_t err)
 {
 	switch (err) {
 	case E2VERITY_ET_CANCELLED:
@@ -98,14 +98,14 @@ static int e2v_fatal(errcode_t err)
 }
 
 /* The options of one repair: threads, the transaction, and what is trusted for the file */
-static void e2v_repair_opts(struct e2v_check_cli *c, struct e2v_image *img,
-			    const struct e2v_checked *r, struct e2verity_repair_opts *o)
+static void cli_repair_opts(struct cli_check_run *c, struct cli_image *img,
+			    const struct cli_checked *r, struct e2verity_repair_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->threads = c->opts.threads;
 	o->workers = c->opts.workers;
 	o->txn = img->txn;
-	o->cancel = &e2v_cancel;
+	o->cancel = &cli_cancel;
 	o->verifier = c->verifier;
 	if (r && r->listed) {
 		o->hash_alg = r->listed->alg;
@@ -118,32 +118,32 @@ static void e2v_repair_opts(struct e2v_check_cli *c, struct e2v_image *img,
 }
 
 /* After a repair: commits it, then checks the file again, as it is on disk now */
-static errcode_t e2v_repaired(struct e2v_check_cli *c, struct e2v_image *img, size_t i)
+static errcode_t cli_repaired(struct cli_check_run *c, struct cli_image *img, size_t i)
 {
 	struct e2verity_check_opts o = c->opts;
 	struct e2verity_check_stats st = { 0 };
 	errcode_t err;
 
-	err = e2v_image_commit(img);
+	err = cli_image_commit(img);
 	if (err)
 		return err;
-	c->files[i].repair = E2V_REPAIR_DONE;
+	c->files[i].repair = CLI_REPAIR_DONE;
 	c->repaired++;
 	o.progress = NULL;
 	c->recheck = i;
 	err = e2verity_check_inode(img->fs, c->files[i].file.ino, &o, &st);
-	if (!err && e2v_check_manifest_again(c, &c->files[i]))
+	if (!err && cli_check_manifest_again(c, &c->files[i]))
 		err = ENOMEM;
 	c->recheck = SIZE_MAX;
 	return err;
 }
 
 /* Notes a refusal (the file is left as it is), or returns what stops the run */
-static errcode_t e2v_left(struct e2v_checked *r, errcode_t err)
+static errcode_t cli_left(struct cli_checked *r, errcode_t err)
 {
-	if (e2v_fatal(err))
+	if (cli_fatal(err))
 		return err;
-	r->repair = E2V_REPAIR_LEFT;
+	r->repair = CLI_REPAIR_LEFT;
 	r->repair_err = err;
 	return 0;
 }
@@ -152,21 +152,21 @@ static errcode_t e2v_left(struct e2v_checked *r, errcode_t err)
  * Every tree first, with one map of the owners of the blocks (valid while
  * nothing is allocated), then the reseals, each proving its blocks anew.
  */
-static errcode_t e2v_repair_all(struct e2v_check_cli *c, struct e2v_image *img, const char **what)
+static errcode_t cli_repair_all(struct cli_check_run *c, struct cli_image *img, const char **what)
 {
 	struct e2verity_owners *owners = NULL;
 	struct e2verity_repair_opts o;
-	struct e2v_damage d;
+	struct cli_damage d;
 	errcode_t err = 0;
 	size_t n = c->nr_files;
 
-	for (size_t i = 0; i < n && !err && !e2v_cancel; i++) {
-		struct e2v_checked *r = &c->files[i];
+	for (size_t i = 0; i < n && !err && !cli_cancel; i++) {
+		struct cli_checked *r = &c->files[i];
 
-		if (!e2v_check_wants_repair(c, r))
+		if (!cli_check_wants_repair(c, r))
 			continue;
-		e2v_damage_of(c, r, &d);
-		if (!e2v_wants_tree(r, &d))
+		cli_damage_of(c, r, &d);
+		if (!cli_wants_tree(r, &d))
 			continue;
 		*what = r->path ? r->path : c->image;
 		if (!owners) {
@@ -174,51 +174,51 @@ static errcode_t e2v_repair_all(struct e2v_check_cli *c, struct e2v_image *img, 
 			if (err)
 				break;
 		}
-		e2v_repair_opts(c, img, r, &o);
+		cli_repair_opts(c, img, r, &o);
 		o.owners = owners;
 		err = e2verity_repair_tree(img->fs, r->file.ino, &o, &r->rres);
 		if (!err && r->rres.blocks_rewritten)
-			err = e2v_repaired(c, img, i);
+			err = cli_repaired(c, img, i);
 		else if (err)
-			err = e2v_left(r, err);
+			err = cli_left(r, err);
 	}
 	e2verity_owners_free(owners);
-	for (size_t i = 0; i < n && !err && !e2v_cancel; i++) {
-		struct e2v_checked *r = &c->files[i];
+	for (size_t i = 0; i < n && !err && !cli_cancel; i++) {
+		struct cli_checked *r = &c->files[i];
 
-		if (r->repair == E2V_REPAIR_DONE || !e2v_check_wants_repair(c, r))
+		if (r->repair == CLI_REPAIR_DONE || !cli_check_wants_repair(c, r))
 			continue;
-		e2v_damage_of(c, r, &d);
-		if (!e2v_wants_reseal(c, r, &d))
+		cli_damage_of(c, r, &d);
+		if (!cli_wants_reseal(c, r, &d))
 			continue;
 		*what = r->path ? r->path : c->image;
-		e2v_repair_opts(c, img, r, &o);
+		cli_repair_opts(c, img, r, &o);
 		err = e2verity_repair_reseal(img->fs, r->file.ino, &o, &r->rres);
 		if (!err) {
 			r->resealed = 1;
-			err = e2v_repaired(c, img, i);
+			err = cli_repaired(c, img, i);
 		} else {
-			err = e2v_left(r, err);
+			err = cli_left(r, err);
 		}
 	}
-	return err ? err : e2v_cancel ? E2VERITY_ET_CANCELLED : 0;
+	return err ? err : cli_cancel ? E2VERITY_ET_CANCELLED : 0;
 }
 
 /* Why a file with errors was not even tried: said, as e2fsck -p says what it leaves */
-static void e2v_not_tried(struct e2v_check_cli *c)
+static void cli_not_tried(struct cli_check_run *c)
 {
-	struct e2v_damage d;
+	struct cli_damage d;
 
 	for (size_t i = 0; i < c->nr_files; i++) {
-		struct e2v_checked *r = &c->files[i];
+		struct cli_checked *r = &c->files[i];
 
-		if (!r->errors || r->repair != E2V_REPAIR_NONE)
+		if (!r->errors || r->repair != CLI_REPAIR_NONE)
 			continue;
-		e2v_damage_of(c, r, &d);
-		r->repair = E2V_REPAIR_LEFT;
+		cli_damage_of(c, r, &d);
+		r->repair = CLI_REPAIR_LEFT;
 		if (!r->file.ino)
 			r->repair_why = "it is not in the image";
-		else if (c->mode == E2V_CHECK_PREEN)
+		else if (c->mode == CLI_CHECK_PREEN)
 			r->repair_why = "-p only rewrites a damaged Merkle tree whose data still "
 					"gives the root hash (-y reseals to a trusted digest)";
 		else if ((d.metadata || d.listed) && !r->listed)
@@ -230,54 +230,54 @@ static void e2v_not_tried(struct e2v_check_cli *c)
 	}
 }
 
-int e2v_check_repair(struct e2v_check_cli *c)
+int cli_check_repair(struct cli_check_run *c)
 {
-	unsigned int flags = E2V_IMAGE_WRITE | (c->quiet || c->json ? E2V_IMAGE_QUIET : 0);
+	unsigned int flags = CLI_IMAGE_WRITE | (c->quiet || c->json ? CLI_IMAGE_QUIET : 0);
 	const char *what = c->image;
-	struct e2v_image img;
+	struct cli_image img;
 	int status = 0, any = 0;
 	errcode_t err;
 
 	for (size_t i = 0; i < c->nr_files && !any; i++)
-		any = e2v_check_wants_repair(c, &c->files[i]);
+		any = cli_check_wants_repair(c, &c->files[i]);
 	/* nothing to mend: the image is not even opened for writing */
 	if (!any) {
-		e2v_not_tried(c);
+		cli_not_tried(c);
 		return 0;
 	}
-	err = e2v_image_open(&img, c->image, flags, c->undo_file);
+	err = cli_image_open(&img, c->image, flags, c->undo_file);
 	if (err) {
-		e2v_image_report(&img, err);
+		cli_image_report(&img, err);
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while %s '%s' for repairs",
-			 error_message(err), img.doing, e2v_name(img.what));
-		e2v_image_abandon(&img);
-		e2v_image_close(&img);
+			 error_message(err), img.doing, cli_name(img.what));
+		cli_image_abandon(&img);
+		cli_image_close(&img);
 		return FSCK_ERROR;
 	}
-	err = e2v_repair_all(c, &img, &what);
+	err = cli_repair_all(c, &img, &what);
 	if (err) {
 		/* the image keeps its last commit: every repair reported was committed */
-		e2v_image_abandon(&img);
+		cli_image_abandon(&img);
 		if (err == E2VERITY_ET_CANCELLED) {
-			fprintf(stderr, "%s: %s: repairs of '%s' stopped\n", e2v_prog,
-				strsignal(e2v_cancel), e2v_name(c->image));
+			fprintf(stderr, "%s: %s: repairs of '%s' stopped\n", cli_prog,
+				strsignal(cli_cancel), cli_name(c->image));
 			snprintf(c->errbuf, sizeof(c->errbuf), "cancelled by %s",
-				 strsignal(e2v_cancel));
+				 strsignal(cli_cancel));
 			status |= FSCK_CANCELED;
 		} else {
-			e2v_error(err, "while repairing '%s' in '%s'", e2v_name(what),
-				  e2v_name(c->image));
+			cli_error(err, "while repairing '%s' in '%s'", cli_name(what),
+				  cli_name(c->image));
 			snprintf(c->errbuf, sizeof(c->errbuf), "%s while repairing '%s'",
-				 error_message(err), e2v_name(what));
+				 error_message(err), cli_name(what));
 			status |= FSCK_ERROR;
 		}
 	}
-	e2v_not_tried(c);
-	err = e2v_image_close(&img);
+	cli_not_tried(c);
+	err = cli_image_close(&img);
 	if (err && !(status & FSCK_ERROR)) {
-		e2v_error(err, "while %s '%s'", img.doing, e2v_name(img.what));
+		cli_error(err, "while %s '%s'", img.doing, cli_name(img.what));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while %s '%s'", error_message(err),
-			 img.doing, e2v_name(img.what));
+			 img.doing, cli_name(img.what));
 		status |= FSCK_ERROR;
 	}
 	return status;

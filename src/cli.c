@@ -14,60 +14,60 @@
 #include "disk.h"
 
 /* --partition, for whichever image the command opens */
-static const char *e2v_partition;
+static const char *cli_partition_arg;
 
-const char *e2v_cli_partition(void)
+const char *cli_partition(void)
 {
-	return e2v_partition;
+	return cli_partition_arg;
 }
 
-void e2v_usage(const struct e2v_command *cmd, FILE *f)
+void cli_usage(const struct cli_command *cmd, FILE *f)
 {
-	fprintf(f, "Usage: %s %s %s\n", e2v_prog, cmd->name, cmd->usage);
+	fprintf(f, "Usage: %s %s %s\n", cli_prog, cmd->name, cmd->usage);
 }
 
-void e2v_help(const struct e2v_command *cmd)
+void cli_help(const struct cli_command *cmd)
 {
-	printf("%s %s - %s\n\n", e2v_prog, cmd->name, cmd->summary);
-	e2v_usage(cmd, stdout);
+	printf("%s %s - %s\n\n", cli_prog, cmd->name, cmd->summary);
+	cli_usage(cmd, stdout);
 }
 
-int e2v_usage_error(const struct e2v_command *cmd, const char *fmt, ...)
+int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (fmt) {
 		/* the one prefix of every message; the usage line below names the command */
-		fprintf(stderr, "%s: ", e2v_prog);
+		fprintf(stderr, "%s: ", cli_prog);
 		va_start(ap, fmt);
 		vfprintf(stderr, fmt, ap);
 		va_end(ap);
 		fputc('\n', stderr);
 	}
-	e2v_usage(cmd, stderr);
-	return e2v_status_usage(cmd);
+	cli_usage(cmd, stderr);
+	return cli_status_usage(cmd);
 }
 
-int e2v_status_usage(const struct e2v_command *cmd)
+int cli_status_usage(const struct cli_command *cmd)
 {
-	return cmd->usage_status ? cmd->usage_status : E2V_EXIT_USAGE;
+	return cmd->usage_status ? cmd->usage_status : CLI_EXIT_USAGE;
 }
 
-int e2v_status_failure(const struct e2v_command *cmd)
+int cli_status_failure(const struct cli_command *cmd)
 {
-	return cmd->failure_status ? cmd->failure_status : E2V_EXIT_FAILURE;
+	return cmd->failure_status ? cmd->failure_status : CLI_EXIT_FAILURE;
 }
 
-void e2v_error(errcode_t err, const char *fmt, ...)
+void cli_error(errcode_t err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	com_err_va(e2v_prog, err, fmt, ap);
+	com_err_va(cli_prog, err, fmt, ap);
 	va_end(ap);
 }
 
-int e2v_wants_help(int argc, char *argv[])
+int cli_wants_help(int argc, char *argv[])
 {
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
@@ -79,7 +79,7 @@ int e2v_wants_help(int argc, char *argv[])
 }
 
 /* The option's names, for messages: "--hash-alg", "-j/--threads" or "-z". */
-static void e2v_option_name(const struct e2v_getopt *g, int opt, char *buf, size_t size)
+static void cli_option_name(const struct cli_getopt *g, int opt, char *buf, size_t size)
 {
 	const char *lname = NULL;
 
@@ -92,7 +92,7 @@ static void e2v_option_name(const struct e2v_getopt *g, int opt, char *buf, size
 		snprintf(buf, size, "--%s", lname ? lname : "?");
 }
 
-void e2v_getopt_init(struct e2v_getopt *g, const struct e2v_command *cmd, int argc, char *argv[],
+void cli_getopt_init(struct cli_getopt *g, const struct cli_command *cmd, int argc, char *argv[],
 		     const char *shortopts, const struct option *longopts)
 {
 	memset(g, 0, sizeof(*g));
@@ -102,11 +102,11 @@ void e2v_getopt_init(struct e2v_getopt *g, const struct e2v_command *cmd, int ar
 	g->shortopts = shortopts;
 	g->longopts = longopts;
 	/* getopt's own messages ("unrecognized option") start with argv[0]: ours, not "seal" */
-	argv[0] = (char *)e2v_prog;
+	argv[0] = (char *)cli_prog;
 	optind = 1;
 }
 
-static int e2v_repeatable(const struct e2v_getopt *g, int opt)
+static int cli_repeatable(const struct cli_getopt *g, int opt)
 {
 	for (const int *r = g->repeatable; r && *r; r++)
 		if (*r == opt)
@@ -114,7 +114,7 @@ static int e2v_repeatable(const struct e2v_getopt *g, int opt)
 	return 0;
 }
 
-int e2v_getopt(struct e2v_getopt *g)
+int cli_getopt(struct cli_getopt *g)
 {
 	char name[64];
 	int opt;
@@ -124,35 +124,35 @@ again:
 	if (opt == -1)
 		return -1;
 	if (opt == '?' || opt == ':') {
-		g->status = e2v_usage_error(g->cmd, NULL);
+		g->status = cli_usage_error(g->cmd, NULL);
 		return '?';
 	}
 	/* a second value would silently replace the first: say so instead */
-	if (optarg && opt >= 0 && opt < E2V_MAX_OPTION && !e2v_repeatable(g, opt)) {
+	if (optarg && opt >= 0 && opt < CLI_MAX_OPTION && !cli_repeatable(g, opt)) {
 		if (g->seen[opt]) {
-			e2v_option_name(g, opt, name, sizeof(name));
-			g->status = e2v_usage_error(g->cmd, "option '%s' given twice", name);
+			cli_option_name(g, opt, name, sizeof(name));
+			g->status = cli_usage_error(g->cmd, "option '%s' given twice", name);
 			return '?';
 		}
 		g->seen[opt] = 1;
 	}
 	/* the options of the image itself, the same in every command */
 	if (opt == OPT_PARTITION) {
-		e2v_partition = optarg;
+		cli_partition_arg = optarg;
 		goto again;
 	}
 	return opt;
 }
 
-int e2v_flush_stdout(void)
+int cli_flush_stdout(void)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return 0;
-	e2v_error(errno ? errno : EIO, "while writing to standard output");
+	cli_error(errno ? errno : EIO, "while writing to standard output");
 	return -1;
 }
 
-int e2v_normalize_path(char *path)
+int cli_normalize_path(char *path)
 {
 	char *r = path, *w = path;
 	int dir = 0; /* the path as typed names a directory: "/d/", "/d/.", "/d/.." */
@@ -194,47 +194,47 @@ int e2v_normalize_path(char *path)
 	return 0;
 }
 
-int e2v_image_paths(const struct e2v_command *cmd, char **paths, int n)
+int cli_image_paths(const struct cli_command *cmd, char **paths, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (e2v_normalize_path(paths[i]))
-			return e2v_usage_error(cmd, E2V_MSG_RELATIVE, e2v_name(paths[i]));
+		if (cli_normalize_path(paths[i]))
+			return cli_usage_error(cmd, CLI_MSG_RELATIVE, cli_name(paths[i]));
 	return 0;
 }
 
-int e2v_image_operands(const struct e2v_command *cmd, int argc, char *argv[], const char **image,
+int cli_image_operands(const struct cli_command *cmd, int argc, char *argv[], const char **image,
 		       char ***paths, int *npaths)
 {
 	char why[256];
 
 	if (optind >= argc)
-		return e2v_usage_error(cmd, "no IMAGE given");
+		return cli_usage_error(cmd, "no IMAGE given");
 	*image = argv[optind];
-	if (!e2v_disk_name_valid(*image, why, sizeof(why)))
-		return e2v_usage_error(cmd, "invalid IMAGE '%s'%s", e2v_name(*image), why);
+	if (!cli_disk_name_valid(*image, why, sizeof(why)))
+		return cli_usage_error(cmd, "invalid IMAGE '%s'%s", cli_name(*image), why);
 	*paths = argv + optind + 1;
 	*npaths = argc - optind - 1;
 	return 0;
 }
 
-void e2v_format_digest(unsigned int alg, const uint8_t *digest, char *out)
+void cli_format_digest(unsigned int alg, const uint8_t *digest, char *out)
 {
 	const struct e2verity_hash_alg *a = e2verity_hash_alg_by_num(alg);
 	size_t len = strlen(a->name);
 
 	memcpy(out, a->name, len);
 	out[len] = ':';
-	e2v_bin2hex(digest, a->digest_size, out + len + 1);
+	cli_bin2hex(digest, a->digest_size, out + len + 1);
 }
 
-unsigned int e2v_default_threads(void)
+unsigned int cli_default_threads(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 1 ? 1 : n > E2V_DEFAULT_THREADS_MAX ? E2V_DEFAULT_THREADS_MAX : n;
+	return n < 1 ? 1 : n > CLI_DEFAULT_THREADS_MAX ? CLI_DEFAULT_THREADS_MAX : n;
 }
 
-int e2v_parse_u64(const char *arg, uint64_t max, uint64_t *out)
+int cli_parse_u64(const char *arg, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -249,17 +249,17 @@ int e2v_parse_u64(const char *arg, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int e2v_parse_threads(const char *arg, unsigned int *out)
+int cli_parse_threads(const char *arg, unsigned int *out)
 {
 	uint64_t v;
 
-	if (e2v_parse_u64(arg, E2V_THREADS_MAX, &v) || v < 1)
+	if (cli_parse_u64(arg, CLI_THREADS_MAX, &v) || v < 1)
 		return -1;
 	*out = v;
 	return 0;
 }
 
-int e2v_parse_min_kernel(const char *arg, struct e2v_kernel *k)
+int cli_parse_min_kernel(const char *arg, struct cli_kernel *k)
 {
 	unsigned long major, minor, page = 4096;
 	char *end;
@@ -296,7 +296,7 @@ int e2v_parse_min_kernel(const char *arg, struct e2v_kernel *k)
 	return 0;
 }
 
-void e2v_kernel_string(unsigned int version, char *out, size_t size)
+void cli_kernel_string(unsigned int version, char *out, size_t size)
 {
 	snprintf(out, size, "%u.%u", version >> 16, (version >> 8) & 0xff);
 }
@@ -304,11 +304,11 @@ void e2v_kernel_string(unsigned int version, char *out, size_t size)
 /* ---- progress ------------------------------------------------------------------ */
 
 /* a file counts as this many bytes more than its data: empty files move the progress too */
-#define E2V_PROGRESS_FILE_COST 4096
+#define CLI_PROGRESS_FILE_COST 4096
 /* the line is redrawn at most this often when only the file under way changes */
-#define E2V_PROGRESS_REDRAW_NS 100000000LL
+#define CLI_PROGRESS_REDRAW_NS 100000000LL
 
-void e2v_progress_init(struct e2v_progress *p, int bar, int fd, const char *device)
+void cli_progress_init(struct cli_progress *p, int bar, int fd, const char *device)
 {
 	memset(p, 0, sizeof(*p));
 	/* a bar is for a person watching a terminal; elsewhere it would be noise in a log */
@@ -319,18 +319,18 @@ void e2v_progress_init(struct e2v_progress *p, int bar, int fd, const char *devi
 	p->last = -1;
 }
 
-int e2v_progress_active(const struct e2v_progress *p)
+int cli_progress_active(const struct cli_progress *p)
 {
 	return p->bar || p->fd >= 0;
 }
 
-void e2v_progress_total(struct e2v_progress *p, uint64_t files, uint64_t bytes)
+void cli_progress_total(struct cli_progress *p, uint64_t files, uint64_t bytes)
 {
 	p->files = files;
 	p->bytes = bytes;
 }
 
-static int64_t e2v_now_ns(void)
+static int64_t cli_now_ns(void)
 {
 	struct timespec ts;
 
@@ -339,10 +339,10 @@ static int64_t e2v_now_ns(void)
 }
 
 /* Draws the state: @done bytes of the file under way, @label naming it. */
-static void e2v_progress_show(struct e2v_progress *p, uint64_t done, const char *label)
+static void cli_progress_show(struct cli_progress *p, uint64_t done, const char *label)
 {
-	uint64_t total = p->bytes + p->files * E2V_PROGRESS_FILE_COST;
-	uint64_t now = p->bytes_done + done + p->files_done * E2V_PROGRESS_FILE_COST;
+	uint64_t total = p->bytes + p->files * CLI_PROGRESS_FILE_COST;
+	uint64_t now = p->bytes_done + done + p->files_done * CLI_PROGRESS_FILE_COST;
 	int permille;
 	int64_t t;
 	char line[64];
@@ -361,13 +361,13 @@ static void e2v_progress_show(struct e2v_progress *p, uint64_t done, const char 
 	}
 	if (p->bar) {
 		/* a new tenth of a percent, or a new file now and then */
-		t = e2v_now_ns();
-		if (permille != p->last || t - p->drawn_at >= E2V_PROGRESS_REDRAW_NS) {
+		t = cli_now_ns();
+		if (permille != p->last || t - p->drawn_at >= CLI_PROGRESS_REDRAW_NS) {
 			/* the label is a name: escaped, it cannot move the cursor */
 			fprintf(stderr, "\r%s: %5.1f%% (%llu/%llu files)%s%s\033[K",
-				e2v_name(p->device), permille / 10.0,
+				cli_name(p->device), permille / 10.0,
 				(unsigned long long)p->files_done, (unsigned long long)p->files,
-				label ? " " : "", label ? e2v_name(label) : "");
+				label ? " " : "", label ? cli_name(label) : "");
 			fflush(stderr);
 			p->drawn = 1;
 			p->drawn_at = t;
@@ -376,19 +376,19 @@ static void e2v_progress_show(struct e2v_progress *p, uint64_t done, const char 
 	p->last = permille;
 }
 
-void e2v_progress_bytes(struct e2v_progress *p, uint64_t done, const char *label)
+void cli_progress_bytes(struct cli_progress *p, uint64_t done, const char *label)
 {
-	e2v_progress_show(p, done, label);
+	cli_progress_show(p, done, label);
 }
 
-void e2v_progress_file(struct e2v_progress *p, uint64_t size, const char *label)
+void cli_progress_file(struct cli_progress *p, uint64_t size, const char *label)
 {
 	p->files_done++;
 	p->bytes_done += size;
-	e2v_progress_show(p, 0, label);
+	cli_progress_show(p, 0, label);
 }
 
-void e2v_progress_clear(struct e2v_progress *p)
+void cli_progress_clear(struct cli_progress *p)
 {
 	if (p->drawn)
 		fputs("\r\033[K", stderr);
@@ -400,7 +400,7 @@ void e2v_progress_clear(struct e2v_progress *p)
 
 /* ---- images -------------------------------------------------------------------- */
 
-void e2v_report_image_error(errcode_t err, const char *doing, const char *image, int writable)
+void cli_report_image_error(errcode_t err, const char *doing, const char *image, int writable)
 {
 	const char *why = err == EXT2_ET_BAD_MAGIC    ? " (not an ext4 filesystem image)"
 			  : err == EXT2_ET_SHORT_READ ? " (too short for an ext4 filesystem image)"
@@ -410,11 +410,11 @@ void e2v_report_image_error(errcode_t err, const char *doing, const char *image,
 	if (err == E2VERITY_ET_MOUNTED)
 		doing = "opening";
 	/* only a mounted image is refused for writing alone: the rest is the same either way */
-	e2v_error(err, "while %s '%s'%s%s", doing, e2v_name(image),
+	cli_error(err, "while %s '%s'%s%s", doing, cli_name(image),
 		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
 }
 
-const char *e2v_file_kind(ext2_filsys fs, ext2_ino_t ino)
+const char *cli_file_kind(ext2_filsys fs, ext2_ino_t ino)
 {
 	struct ext2_inode inode;
 
@@ -438,7 +438,7 @@ const char *e2v_file_kind(ext2_filsys fs, ext2_ino_t ino)
 	return " (an unknown file type)";
 }
 
-errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino)
+errcode_t cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino)
 {
 	size_t len = strlen(path);
 	struct ext2_inode inode;
@@ -446,7 +446,7 @@ errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ex
 	errcode_t err;
 
 	if (path[0] != '/') {
-		e2v_error(0, E2V_MSG_RELATIVE, e2v_name(path));
+		cli_error(0, CLI_MSG_RELATIVE, cli_name(path));
 		return EINVAL;
 	}
 	/* the last component is not followed: a symlink stays a symlink */
@@ -466,6 +466,6 @@ errcode_t e2v_cli_lookup(ext2_filsys fs, const char *image, const char *path, ex
 			err = ENOTDIR;
 	}
 	if (err)
-		e2v_error(err, "while looking up '%s' in '%s'", e2v_name(path), e2v_name(image));
+		cli_error(err, "while looking up '%s' in '%s'", cli_name(path), cli_name(image));
 	return err;
 }

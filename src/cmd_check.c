@@ -13,11 +13,11 @@
 #include "names.h"
 #include "select.h"
 
-#define E2V_MSG_NO_REPLAY                                                                          \
+#define CLI_MSG_NO_REPLAY                                                                          \
 	"%s: warning: '%s' needs journal recovery; skipping it, as e2fsck -n does: the files are " \
 	"checked without what the journal holds (e2fsck -f replays it)\n"
 /* the command line was answered whole (-V): nothing to check */
-#define E2V_CHECK_DONE (-1)
+#define CLI_CHECK_DONE (-1)
 
 enum {
 	OPT_CA = OPT_FIRST_PRIVATE,
@@ -32,70 +32,70 @@ enum {
 	OPT_REQUIRE_SEALED,
 };
 
-/* the inodes of the records, for e2v_check_file_of(): open addressing */
-static struct e2v_ino_slot {
+/* the inodes of the records, for cli_check_file_of(): open addressing */
+static struct cli_ino_slot {
 	ext2_ino_t ino;
 	size_t rec;
-} *e2v_ino_tab;
-static size_t e2v_ino_cap, e2v_ino_n;
+} *cli_ino_tab;
+static size_t cli_ino_cap, cli_ino_n;
 
-static size_t e2v_ino_hash(ext2_ino_t ino)
+static size_t cli_ino_hash(ext2_ino_t ino)
 {
-	return (size_t)(ino * 0x9E3779B97F4A7C15ULL >> 20) & (e2v_ino_cap - 1);
+	return (size_t)(ino * 0x9E3779B97F4A7C15ULL >> 20) & (cli_ino_cap - 1);
 }
 
-static int e2v_ino_put(ext2_ino_t ino, size_t rec)
+static int cli_ino_put(ext2_ino_t ino, size_t rec)
 {
 	size_t i;
 
-	if ((e2v_ino_n + 1) * 2 > e2v_ino_cap) {
-		struct e2v_ino_slot *old = e2v_ino_tab;
-		size_t old_cap = e2v_ino_cap;
+	if ((cli_ino_n + 1) * 2 > cli_ino_cap) {
+		struct cli_ino_slot *old = cli_ino_tab;
+		size_t old_cap = cli_ino_cap;
 
-		e2v_ino_cap = old_cap ? 2 * old_cap : 256;
-		e2v_ino_tab = calloc(e2v_ino_cap, sizeof(*e2v_ino_tab));
-		if (!e2v_ino_tab) {
-			e2v_ino_tab = old;
-			e2v_ino_cap = old_cap;
+		cli_ino_cap = old_cap ? 2 * old_cap : 256;
+		cli_ino_tab = calloc(cli_ino_cap, sizeof(*cli_ino_tab));
+		if (!cli_ino_tab) {
+			cli_ino_tab = old;
+			cli_ino_cap = old_cap;
 			return -1;
 		}
-		e2v_ino_n = 0;
+		cli_ino_n = 0;
 		for (size_t k = 0; k < old_cap; k++)
 			if (old[k].ino)
-				e2v_ino_put(old[k].ino, old[k].rec);
+				cli_ino_put(old[k].ino, old[k].rec);
 		free(old);
 	}
-	for (i = e2v_ino_hash(ino); e2v_ino_tab[i].ino; i = (i + 1) & (e2v_ino_cap - 1))
-		if (e2v_ino_tab[i].ino == ino)
+	for (i = cli_ino_hash(ino); cli_ino_tab[i].ino; i = (i + 1) & (cli_ino_cap - 1))
+		if (cli_ino_tab[i].ino == ino)
 			return 0;
-	e2v_ino_tab[i].ino = ino;
-	e2v_ino_tab[i].rec = rec;
-	e2v_ino_n++;
+	cli_ino_tab[i].ino = ino;
+	cli_ino_tab[i].rec = rec;
+	cli_ino_n++;
 	return 0;
 }
 
-struct e2v_checked *e2v_check_file_of(struct e2v_check_cli *c, ext2_ino_t ino)
+struct cli_checked *cli_check_file_of(struct cli_check_run *c, ext2_ino_t ino)
 {
-	if (!ino || !e2v_ino_n)
+	if (!ino || !cli_ino_n)
 		return NULL;
-	for (size_t i = e2v_ino_hash(ino); e2v_ino_tab[i].ino; i = (i + 1) & (e2v_ino_cap - 1))
-		if (e2v_ino_tab[i].ino == ino)
-			return &c->files[e2v_ino_tab[i].rec];
+	for (size_t i = cli_ino_hash(ino); cli_ino_tab[i].ino; i = (i + 1) & (cli_ino_cap - 1))
+		if (cli_ino_tab[i].ino == ino)
+			return &c->files[cli_ino_tab[i].rec];
 	return NULL;
 }
 
-struct e2v_checked *e2v_check_add_file(struct e2v_check_cli *c, ext2_ino_t ino, const char *path)
+struct cli_checked *cli_check_add_file(struct cli_check_run *c, ext2_ino_t ino, const char *path)
 {
-	struct e2v_checked *r;
+	struct cli_checked *r;
 
-	if (e2v_grow((void **)&c->files, &c->cap_files, c->nr_files, sizeof(*c->files)))
+	if (cli_grow((void **)&c->files, &c->cap_files, c->nr_files, sizeof(*c->files)))
 		return NULL;
 	r = &c->files[c->nr_files];
 	memset(r, 0, sizeof(*r));
 	r->file.ino = ino;
 	if (path && !(r->path = strdup(path)))
 		return NULL;
-	if (ino && e2v_ino_put(ino, c->nr_files)) {
+	if (ino && cli_ino_put(ino, c->nr_files)) {
 		free(r->path);
 		return NULL;
 	}
@@ -103,12 +103,12 @@ struct e2v_checked *e2v_check_add_file(struct e2v_check_cli *c, ext2_ino_t ino, 
 	return r;
 }
 
-int e2v_check_add_finding(struct e2v_check_cli *c, struct e2v_checked *r, unsigned int code,
+int cli_check_add_finding(struct cli_check_run *c, struct cli_checked *r, unsigned int code,
 			  const struct e2verity_finding *f, const char *path)
 {
-	struct e2v_check_finding *cf;
+	struct cli_check_finding *cf;
 
-	if (e2v_grow((void **)&c->findings, &c->cap_findings, c->nr_findings, sizeof(*cf)))
+	if (cli_grow((void **)&c->findings, &c->cap_findings, c->nr_findings, sizeof(*cf)))
 		return -1;
 	cf = &c->findings[c->nr_findings];
 	memset(cf, 0, sizeof(*cf));
@@ -117,7 +117,7 @@ int e2v_check_add_finding(struct e2v_check_cli *c, struct e2v_checked *r, unsign
 	cf->f.ino = r->file.ino;
 	cf->problem = cf->f.problem;
 	/* the policy's word on unlisted files: e2fsck.conf's [problems] in one option */
-	if (code == E2VERITY_PR_MANIFEST_EXTRA && c->extra == E2V_EXTRA_WARN)
+	if (code == E2VERITY_PR_MANIFEST_EXTRA && c->extra == CLI_EXTRA_WARN)
 		cf->problem = &c->extra_warn;
 	cf->rec = r - c->files;
 	cf->after = c->recheck != SIZE_MAX;
@@ -133,12 +133,12 @@ int e2v_check_add_finding(struct e2v_check_cli *c, struct e2v_checked *r, unsign
 	return 0;
 }
 
-static errcode_t e2v_on_finding(void *ctx, const struct e2verity_finding *f)
+static errcode_t cli_on_finding(void *ctx, const struct e2verity_finding *f)
 {
-	struct e2v_check_cli *c = ctx;
-	struct e2v_check_finding *cf;
+	struct cli_check_run *c = ctx;
+	struct cli_check_finding *cf;
 
-	if (e2v_grow((void **)&c->findings, &c->cap_findings, c->nr_findings, sizeof(*cf)))
+	if (cli_grow((void **)&c->findings, &c->cap_findings, c->nr_findings, sizeof(*cf)))
 		return ENOMEM;
 	cf = &c->findings[c->nr_findings++];
 	memset(cf, 0, sizeof(*cf));
@@ -151,20 +151,20 @@ static errcode_t e2v_on_finding(void *ctx, const struct e2verity_finding *f)
 	return 0;
 }
 
-static unsigned int e2v_file_kernel(const struct e2v_check_cli *c,
+static unsigned int cli_file_kernel(const struct cli_check_run *c,
 				    const struct e2verity_check_file *f);
 
 /* Every file needs a record when every file is listed, or compared with a manifest */
-static int e2v_keeps_clean(const struct e2v_check_cli *c)
+static int cli_keeps_clean(const struct cli_check_run *c)
 {
 	return c->json || c->verbose || c->manifest;
 }
 
-static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
+static errcode_t cli_on_file(void *ctx, const struct e2verity_check_file *file)
 {
-	struct e2v_check_cli *c = ctx;
+	struct cli_check_run *c = ctx;
 	const size_t findings = c->pending_findings;
-	struct e2v_checked *r;
+	struct cli_checked *r;
 	unsigned int k;
 
 	c->pending_findings = 0;
@@ -176,15 +176,15 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 		return 0;
 	}
 	if (!findings && !file->errors && !file->warnings && file->have_descriptor &&
-	    !e2v_keeps_clean(c)) {
-		k = e2v_file_kernel(c, file);
+	    !cli_keeps_clean(c)) {
+		k = cli_file_kernel(c, file);
 		c->nr_clean++;
 		if (!k)
 			c->clean_kernel_none = 1;
 		else if (k > c->clean_kernel)
 			c->clean_kernel = k;
 	} else {
-		r = e2v_check_add_file(c, file->ino, c->next_path);
+		r = cli_check_add_file(c, file->ino, c->next_path);
 		if (!r)
 			return ENOMEM;
 		r->file = *file;
@@ -192,35 +192,35 @@ static errcode_t e2v_on_file(void *ctx, const struct e2verity_check_file *file)
 		r->errors = file->errors;
 		r->warnings = file->warnings;
 	}
-	if (e2v_progress_active(&c->progress))
-		e2v_progress_file(&c->progress, file->data_size, NULL);
+	if (cli_progress_active(&c->progress))
+		cli_progress_file(&c->progress, file->data_size, NULL);
 	/* a signal stops the run between files: what was checked is still reported */
-	return e2v_cancel ? E2VERITY_ET_CANCELLED : 0;
+	return cli_cancel ? E2VERITY_ET_CANCELLED : 0;
 }
 
-static void e2v_on_progress(void *ctx, uint64_t done, uint64_t total)
+static void cli_on_progress(void *ctx, uint64_t done, uint64_t total)
 {
-	struct e2v_check_cli *c = ctx;
+	struct cli_check_run *c = ctx;
 	uint64_t base = c->npaths ? 0 : c->progress.bytes_done;
 
 	/* the whole image counts from its first file; one PATH from its own start */
-	e2v_progress_bytes(&c->progress, done > base ? done - base : 0, c->next_path);
+	cli_progress_bytes(&c->progress, done > base ? done - base : 0, c->next_path);
 }
 
 /* security.ima is looked at, and reported, with the IMA options only */
-static int e2v_ima_asked(const struct e2v_check_cli *c)
+static int cli_ima_asked(const struct cli_check_run *c)
 {
 	return c->opts.ima_certfile || c->opts.require_ima;
 }
 
 /* Which files the output lists: all of them in JSON or with -v, else those with findings */
-static int e2v_listed(const struct e2v_check_cli *c, const struct e2v_checked *r)
+static int cli_listed(const struct cli_check_run *c, const struct cli_checked *r)
 {
-	return c->json || c->verbose || r->count || r->repair != E2V_REPAIR_NONE;
+	return c->json || c->verbose || r->count || r->repair != CLI_REPAIR_NONE;
 }
 
 /* Names the files found by scanning the image, in one walk of its directories. */
-static errcode_t e2v_name_files(struct e2v_check_cli *c, ext2_filsys fs)
+static errcode_t cli_name_files(struct cli_check_run *c, ext2_filsys fs)
 {
 	ext2_ino_t *inos;
 	char **paths;
@@ -235,14 +235,14 @@ static errcode_t e2v_name_files(struct e2v_check_cli *c, ext2_filsys fs)
 	}
 	/* only what will be printed: every file with -v or --json, else those with findings */
 	for (size_t i = 0; i < c->nr_files; i++)
-		if (!c->files[i].path && c->files[i].file.ino && e2v_listed(c, &c->files[i]))
+		if (!c->files[i].path && c->files[i].file.ino && cli_listed(c, &c->files[i]))
 			inos[n++] = c->files[i].file.ino;
 	err = e2verity_inode_paths(fs, inos, n, paths);
 	if (err)
 		goto out;
 	n = 0;
 	for (size_t i = 0; i < c->nr_files; i++)
-		if (!c->files[i].path && c->files[i].file.ino && e2v_listed(c, &c->files[i]))
+		if (!c->files[i].path && c->files[i].file.ino && cli_listed(c, &c->files[i]))
 			c->files[i].path = paths[n++];
 out:
 	free(inos);
@@ -250,7 +250,7 @@ out:
 	return err;
 }
 
-int e2v_check_group(struct e2v_check_cli *c)
+int cli_check_group(struct cli_check_run *c)
 {
 	size_t *next;
 
@@ -277,30 +277,30 @@ int e2v_check_group(struct e2v_check_cli *c)
 }
 
 /* The errors a file has now: after its repair, what the check then found */
-static unsigned int e2v_errors_now(const struct e2v_checked *r)
+static unsigned int cli_errors_now(const struct cli_checked *r)
 {
-	return r->repair == E2V_REPAIR_DONE ? r->errors_after : r->errors;
+	return r->repair == CLI_REPAIR_DONE ? r->errors_after : r->errors;
 }
 
-static const char *e2v_status_word(const struct e2v_checked *r)
+static const char *cli_status_word(const struct cli_checked *r)
 {
-	if (e2v_errors_now(r))
+	if (cli_errors_now(r))
 		return "failed";
-	if (r->repair == E2V_REPAIR_DONE)
+	if (r->repair == CLI_REPAIR_DONE)
 		return "repaired";
 	return r->file.skipped ? "skipped" : "ok";
 }
 
-static void e2v_digest_string(const struct e2verity_check_file *f, char *out)
+static void cli_digest_string(const struct e2verity_check_file *f, char *out)
 {
-	e2v_format_digest(f->desc.hash_algorithm, f->digest, out);
+	cli_format_digest(f->desc.hash_algorithm, f->digest, out);
 }
 
 /*
  * The oldest kernel that reads a file of this format (its block sizes): 0 when
  * none with this page size does, or the descriptor is unknown.
  */
-static unsigned int e2v_file_kernel(const struct e2v_check_cli *c,
+static unsigned int cli_file_kernel(const struct cli_check_run *c,
 				    const struct e2verity_check_file *f)
 {
 	if (!f->have_descriptor)
@@ -313,7 +313,7 @@ static unsigned int e2v_file_kernel(const struct e2v_check_cli *c,
  * The oldest kernel that reads every file that passed: 0 with *@none set when
  * no kernel of this page size reads one, 0 alone when none passed.
  */
-static unsigned int e2v_image_kernel(const struct e2v_check_cli *c, int *none)
+static unsigned int cli_image_kernel(const struct cli_check_run *c, int *none)
 {
 	unsigned int oldest = c->clean_kernel, k;
 
@@ -321,9 +321,9 @@ static unsigned int e2v_image_kernel(const struct e2v_check_cli *c, int *none)
 	for (size_t i = 0; i < c->nr_files; i++) {
 		const struct e2verity_check_file *f = &c->files[i].file;
 
-		if (!f->have_descriptor || e2v_errors_now(&c->files[i]))
+		if (!f->have_descriptor || cli_errors_now(&c->files[i]))
 			continue;
-		k = e2v_file_kernel(c, f);
+		k = cli_file_kernel(c, f);
 		if (!k)
 			*none = 1;
 		else if (k > oldest)
@@ -333,25 +333,25 @@ static unsigned int e2v_image_kernel(const struct e2v_check_cli *c, int *none)
 }
 
 /* " (signed, verified; Linux 6.3 or later)": what -v adds after a file's line */
-static void e2v_file_notes(const struct e2v_check_cli *c, const struct e2v_checked *r, char *out,
+static void cli_file_notes(const struct cli_check_run *c, const struct cli_checked *r, char *out,
 			   size_t size)
 {
 	const char *sig = r->file.signature_verified ? "signed, verified"
 			  : r->file.signed_file	     ? "signed"
 						     : NULL;
-	unsigned int k = e2v_file_kernel(c, &r->file);
-	char v[E2V_KERNEL_STRING_MAX], kern[64] = "";
+	unsigned int k = cli_file_kernel(c, &r->file);
+	char v[CLI_KERNEL_STRING_MAX], kern[64] = "";
 
 	/* files every kernel with fs-verity reads say nothing more */
-	if (r->file.have_descriptor && !e2v_errors_now(r)) {
-		e2v_kernel_string(k, v, sizeof(v));
+	if (r->file.have_descriptor && !cli_errors_now(r)) {
+		cli_kernel_string(k, v, sizeof(v));
 		if (!k)
 			snprintf(kern, sizeof(kern), "no Linux with %u-byte pages reads it",
 				 c->kernel.page_size);
 		else if (k > E2VERITY_KERNEL_VERSION(5, 4))
 			snprintf(kern, sizeof(kern), "Linux %s or later", v);
 	}
-	const char *ima = !e2v_ima_asked(c)				? NULL
+	const char *ima = !cli_ima_asked(c)				? NULL
 			  : r->file.ima_verified			? "security.ima verified"
 			  : r->file.ima == E2VERITY_CHECK_IMA_VERITY ? "security.ima"
 								    : NULL;
@@ -369,7 +369,7 @@ static void e2v_file_notes(const struct e2v_check_cli *c, const struct e2v_check
 }
 
 /* "/path (inode 12)", or "/path (not in the image)" */
-static void e2v_file_label(const struct e2v_checked *r, const char *path, char *out, size_t size)
+static void cli_file_label(const struct cli_checked *r, const char *path, char *out, size_t size)
 {
 	if (r->file.ino)
 		snprintf(out, size, "%s (inode %u)", path, r->file.ino);
@@ -377,24 +377,24 @@ static void e2v_file_label(const struct e2v_checked *r, const char *path, char *
 		snprintf(out, size, "%s (not in the image)", path);
 }
 
-static void e2v_print_finding(const struct e2v_check_cli *c, const struct e2v_checked *r,
-			      const struct e2v_check_finding *cf)
+static void cli_print_finding(const struct cli_check_run *c, const struct cli_checked *r,
+			      const struct cli_check_finding *cf)
 {
 	char msg[1024], label[4200];
 
 	e2verity_finding_format(&cf->f, msg, sizeof(msg));
-	e2v_file_label(r, cf->path ? e2v_name(cf->path) : r->path ? e2v_name(r->path) : "(no name)",
+	cli_file_label(r, cf->path ? cli_name(cf->path) : r->path ? cli_name(r->path) : "(no name)",
 		       label, sizeof(label));
 	printf("%s: %s%s %s: %s\n", label, cf->after ? "after the repair: " : "",
 	       e2verity_severity_name(cf->problem->severity), cf->problem->id, msg);
 }
 
 /* What -p or -y did with a file, in words */
-static void e2v_print_repair(const struct e2v_checked *r, const char *label)
+static void cli_print_repair(const struct cli_checked *r, const char *label)
 {
-	char digest[E2V_DIGEST_STRING_MAX];
+	char digest[CLI_DIGEST_STRING_MAX];
 
-	if (r->repair == E2V_REPAIR_LEFT) {
+	if (r->repair == CLI_REPAIR_LEFT) {
 		printf("%s: not repaired: %s\n", label,
 		       r->repair_why ? r->repair_why : error_message(r->repair_err));
 		return;
@@ -406,7 +406,7 @@ static void e2v_print_repair(const struct e2v_checked *r, const char *label)
 		       (unsigned long long)r->rres.tree_blocks);
 		return;
 	}
-	e2v_format_digest(r->rres.desc.hash_algorithm, r->rres.digest, digest);
+	cli_format_digest(r->rres.desc.hash_algorithm, r->rres.digest, digest);
 	printf("%s: repaired: resealed to %s, which %s%s\n", label, digest,
 	       r->rres.trusted_by == E2VERITY_TRUST_SIGNATURE ? "its signature verifies"
 							      : "the manifest lists",
@@ -415,47 +415,47 @@ static void e2v_print_repair(const struct e2v_checked *r, const char *label)
 					   : "");
 }
 
-static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_stats *st)
+static void cli_print_text(struct cli_check_run *c, const struct e2verity_check_stats *st)
 {
-	char digest[E2V_DIGEST_STRING_MAX], label[4200], notes[128], v[E2V_KERNEL_STRING_MAX];
+	char digest[CLI_DIGEST_STRING_MAX], label[4200], notes[128], v[CLI_KERNEL_STRING_MAX];
 	char msg[64];
 	unsigned int oldest;
 	int none;
 
 	for (size_t i = 0; i < c->nr_files; i++) {
-		const struct e2v_checked *r = &c->files[i];
-		const char *path = r->path ? e2v_name(r->path) : "(no name)";
+		const struct cli_checked *r = &c->files[i];
+		const char *path = r->path ? cli_name(r->path) : "(no name)";
 
 		for (size_t k = 0; k < r->count; k++)
 			if (!c->findings[c->order[r->first + k]].after)
-				e2v_print_finding(c, r, &c->findings[c->order[r->first + k]]);
-		if (r->repair != E2V_REPAIR_NONE) {
-			e2v_file_label(r, path, label, sizeof(label));
-			e2v_print_repair(r, label);
+				cli_print_finding(c, r, &c->findings[c->order[r->first + k]]);
+		if (r->repair != CLI_REPAIR_NONE) {
+			cli_file_label(r, path, label, sizeof(label));
+			cli_print_repair(r, label);
 		}
 		for (size_t k = 0; k < r->count; k++)
 			if (c->findings[c->order[r->first + k]].after)
-				e2v_print_finding(c, r, &c->findings[c->order[r->first + k]]);
+				cli_print_finding(c, r, &c->findings[c->order[r->first + k]]);
 		if (!c->verbose)
 			continue;
 		if (r->file.have_descriptor)
-			e2v_digest_string(&r->file, digest);
+			cli_digest_string(&r->file, digest);
 		else
 			strcpy(digest, "-");
-		e2v_file_notes(c, r, notes, sizeof(notes));
-		printf("%s %s %s%s%s\n", e2v_status_word(r), digest, path,
+		cli_file_notes(c, r, notes, sizeof(notes));
+		printf("%s %s %s%s%s\n", cli_status_word(r), digest, path,
 		       r->file.ino ? "" : " (not in the image)", notes);
 	}
 	if (c->quiet)
 		return;
-	if (e2v_ima_asked(c))
+	if (cli_ima_asked(c))
 		snprintf(msg, sizeof(msg), ", %llu with security.ima",
 			 (unsigned long long)st->ima_files);
 	else
 		msg[0] = '\0';
 	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed%s; "
 	       "%llu bytes hashed%s",
-	       e2v_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
+	       cli_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
 	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
 	       (unsigned long long)st->signed_files, msg, (unsigned long long)st->bytes_hashed,
 	       c->needs_recovery ? "; journal not replayed" : "");
@@ -464,10 +464,10 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 		       (unsigned long long)c->manifest_findings);
 	if (c->require_sealed)
 		printf("; %u files not sealed", c->not_sealed);
-	if (c->mode != E2V_CHECK_READ)
+	if (c->mode != CLI_CHECK_READ)
 		printf("; %u files repaired, %u left with errors", c->repaired, c->left);
-	oldest = e2v_image_kernel(c, &none);
-	e2v_kernel_string(oldest, v, sizeof(v));
+	oldest = cli_image_kernel(c, &none);
+	cli_kernel_string(oldest, v, sizeof(v));
 	/* said when asked (-v), or when it is news: not every kernel with fs-verity reads them */
 	if (!c->verbose && !none && oldest <= E2VERITY_KERNEL_VERSION(5, 4))
 		;
@@ -480,248 +480,248 @@ static void e2v_print_text(struct e2v_check_cli *c, const struct e2verity_check_
 }
 
 /* The row says which of the finding's values mean something. */
-static void e2v_json_finding(struct e2v_json *j, const struct e2v_check_finding *cf)
+static void cli_json_finding(struct cli_json *j, const struct cli_check_finding *cf)
 {
 	const struct e2verity_finding *f = &cf->f;
 	const unsigned int fields = f->problem->fields;
 	char msg[1024], hex[2 * E2VERITY_MAX_DIGEST_SIZE + 1];
 
 	e2verity_finding_format(f, msg, sizeof(msg));
-	e2v_json_begin_object(j, NULL);
-	e2v_json_uint(j, "code", f->problem->code);
-	e2v_json_string(j, "id", f->problem->id);
-	e2v_json_string(j, "severity", e2verity_severity_name(cf->problem->severity));
-	e2v_json_string(j, "message", msg);
+	cli_json_begin_object(j, NULL);
+	cli_json_uint(j, "code", f->problem->code);
+	cli_json_string(j, "id", f->problem->id);
+	cli_json_string(j, "severity", e2verity_severity_name(cf->problem->severity));
+	cli_json_string(j, "message", msg);
 	if (cf->path)
-		e2v_json_name(j, "path", cf->path);
+		cli_json_name(j, "path", cf->path);
 	if (fields & E2VERITY_FIELD_VALUE)
-		e2v_json_uint(j, "value", f->value);
+		cli_json_uint(j, "value", f->value);
 	if (fields & E2VERITY_FIELD_EXPECTED)
-		e2v_json_uint(j, "expected", f->expected);
+		cli_json_uint(j, "expected", f->expected);
 	if (fields & E2VERITY_FIELD_OFFSET)
-		e2v_json_uint(j, "offset", f->offset);
+		cli_json_uint(j, "offset", f->offset);
 	if (fields & E2VERITY_FIELD_LEVEL)
-		e2v_json_uint(j, "level", f->level);
+		cli_json_uint(j, "level", f->level);
 	if (fields & E2VERITY_FIELD_BLOCK)
-		e2v_json_uint(j, "block", f->block);
+		cli_json_uint(j, "block", f->block);
 	if (fields & E2VERITY_FIELD_COUNT)
-		e2v_json_uint(j, "count", f->count);
+		cli_json_uint(j, "count", f->count);
 	if (fields & E2VERITY_FIELD_STORED) {
-		e2v_bin2hex(f->stored, f->hash_size, hex);
-		e2v_json_string(j, "stored_hash", hex);
+		cli_bin2hex(f->stored, f->hash_size, hex);
+		cli_json_string(j, "stored_hash", hex);
 	}
 	if (fields & E2VERITY_FIELD_COMPUTED) {
-		e2v_bin2hex(f->computed, f->hash_size, hex);
-		e2v_json_string(j, "computed_hash", hex);
+		cli_bin2hex(f->computed, f->hash_size, hex);
+		cli_json_string(j, "computed_hash", hex);
 	}
 	if (fields & E2VERITY_FIELD_EXPECTED_HASH) {
-		e2v_bin2hex(f->expected_hash, f->hash_size, hex);
-		e2v_json_string(j, "expected_hash", hex);
+		cli_bin2hex(f->expected_hash, f->hash_size, hex);
+		cli_json_string(j, "expected_hash", hex);
 	}
 	if (fields & E2VERITY_FIELD_ERR)
-		e2v_json_string(j, "error", error_message(f->err));
-	e2v_json_end_object(j);
+		cli_json_string(j, "error", error_message(f->err));
+	cli_json_end_object(j);
 }
 
 /* "ima": null, or what security.ima holds and whether it was verified */
-static void e2v_json_ima(struct e2v_json *j, const struct e2verity_check_file *f)
+static void cli_json_ima(struct cli_json *j, const struct e2verity_check_file *f)
 {
 	char id[9];
 
 	if (f->ima == E2VERITY_CHECK_IMA_NONE) {
-		e2v_json_null(j, "ima");
+		cli_json_null(j, "ima");
 		return;
 	}
-	e2v_json_begin_object(j, "ima");
-	e2v_json_bool(j, "verity_signature", f->ima == E2VERITY_CHECK_IMA_VERITY);
+	cli_json_begin_object(j, "ima");
+	cli_json_bool(j, "verity_signature", f->ima == E2VERITY_CHECK_IMA_VERITY);
 	if (f->ima == E2VERITY_CHECK_IMA_VERITY) {
 		snprintf(id, sizeof(id), "%08x", f->ima_key_id);
-		e2v_json_string(j, "key_id", id);
+		cli_json_string(j, "key_id", id);
 	}
-	e2v_json_bool(j, "verified", f->ima_verified);
-	e2v_json_end_object(j);
+	cli_json_bool(j, "verified", f->ima_verified);
+	cli_json_end_object(j);
 }
 
 /* "6.3", or null: no kernel with the page size, or a file that failed */
-static void e2v_json_kernel(struct e2v_json *j, const char *key, unsigned int version)
+static void cli_json_kernel(struct cli_json *j, const char *key, unsigned int version)
 {
-	char v[E2V_KERNEL_STRING_MAX];
+	char v[CLI_KERNEL_STRING_MAX];
 
 	if (!version) {
-		e2v_json_null(j, key);
+		cli_json_null(j, key);
 		return;
 	}
-	e2v_kernel_string(version, v, sizeof(v));
-	e2v_json_string(j, key, v);
+	cli_kernel_string(version, v, sizeof(v));
+	cli_json_string(j, key, v);
 }
 
-static void e2v_json_repair(struct e2v_json *j, const struct e2v_checked *r)
+static void cli_json_repair(struct cli_json *j, const struct cli_checked *r)
 {
-	char digest[E2V_DIGEST_STRING_MAX];
+	char digest[CLI_DIGEST_STRING_MAX];
 
-	if (r->repair == E2V_REPAIR_NONE) {
-		e2v_json_null(j, "repair");
+	if (r->repair == CLI_REPAIR_NONE) {
+		cli_json_null(j, "repair");
 		return;
 	}
-	e2v_json_begin_object(j, "repair");
-	e2v_json_string(j, "result", r->repair == E2V_REPAIR_DONE ? "repaired" : "left");
-	if (r->repair == E2V_REPAIR_LEFT) {
-		e2v_json_string(j, "reason",
+	cli_json_begin_object(j, "repair");
+	cli_json_string(j, "result", r->repair == CLI_REPAIR_DONE ? "repaired" : "left");
+	if (r->repair == CLI_REPAIR_LEFT) {
+		cli_json_string(j, "reason",
 				r->repair_why ? r->repair_why : error_message(r->repair_err));
 	} else if (!r->resealed) {
-		e2v_json_string(j, "action", "tree_rewritten");
-		e2v_json_uint(j, "blocks_rewritten", r->rres.blocks_rewritten);
-		e2v_json_uint(j, "tree_blocks", r->rres.tree_blocks);
+		cli_json_string(j, "action", "tree_rewritten");
+		cli_json_uint(j, "blocks_rewritten", r->rres.blocks_rewritten);
+		cli_json_uint(j, "tree_blocks", r->rres.tree_blocks);
 	} else {
-		e2v_json_string(j, "action", "resealed");
-		e2v_format_digest(r->rres.desc.hash_algorithm, r->rres.digest, digest);
-		e2v_json_string(j, "digest", digest);
-		e2v_json_string(j, "trusted_by",
+		cli_json_string(j, "action", "resealed");
+		cli_format_digest(r->rres.desc.hash_algorithm, r->rres.digest, digest);
+		cli_json_string(j, "digest", digest);
+		cli_json_string(j, "trusted_by",
 				r->rres.trusted_by == E2VERITY_TRUST_SIGNATURE ? "signature"
 									       : "manifest");
-		e2v_json_bool(j, "signature_kept", r->rres.signature_kept);
-		e2v_json_bool(j, "signature_dropped", r->rres.signature_dropped);
+		cli_json_bool(j, "signature_kept", r->rres.signature_kept);
+		cli_json_bool(j, "signature_dropped", r->rres.signature_dropped);
 	}
-	e2v_json_end_object(j);
+	cli_json_end_object(j);
 }
 
-static void e2v_json_findings(struct e2v_check_cli *c, struct e2v_json *j, const char *key,
-			      const struct e2v_checked *r, int after)
+static void cli_json_findings(struct cli_check_run *c, struct cli_json *j, const char *key,
+			      const struct cli_checked *r, int after)
 {
-	e2v_json_begin_array(j, key);
+	cli_json_begin_array(j, key);
 	for (size_t k = 0; k < r->count; k++)
 		if (c->findings[c->order[r->first + k]].after == after)
-			e2v_json_finding(j, &c->findings[c->order[r->first + k]]);
-	e2v_json_end_array(j);
+			cli_json_finding(j, &c->findings[c->order[r->first + k]]);
+	cli_json_end_array(j);
 }
 
-static void e2v_json_file(struct e2v_check_cli *c, struct e2v_json *j, const struct e2v_checked *r)
+static void cli_json_file(struct cli_check_run *c, struct cli_json *j, const struct cli_checked *r)
 {
 	const struct e2verity_check_file *f = &r->file;
-	char digest[E2V_DIGEST_STRING_MAX], salt[2 * E2VERITY_MAX_SALT_SIZE + 1];
+	char digest[CLI_DIGEST_STRING_MAX], salt[2 * E2VERITY_MAX_SALT_SIZE + 1];
 
-	e2v_json_begin_object(j, NULL);
+	cli_json_begin_object(j, NULL);
 	if (f->ino)
-		e2v_json_uint(j, "inode", f->ino);
+		cli_json_uint(j, "inode", f->ino);
 	else
-		e2v_json_null(j, "inode");
+		cli_json_null(j, "inode");
 	if (r->path)
-		e2v_json_name(j, "path", r->path);
+		cli_json_name(j, "path", r->path);
 	else
-		e2v_json_null(j, "path");
-	e2v_json_string(j, "status", e2v_status_word(r));
-	e2v_json_bool(j, "sealed", r->checked);
-	e2v_json_uint(j, "data_size", f->data_size);
+		cli_json_null(j, "path");
+	cli_json_string(j, "status", cli_status_word(r));
+	cli_json_bool(j, "sealed", r->checked);
+	cli_json_uint(j, "data_size", f->data_size);
 	if (f->have_descriptor) {
-		e2v_digest_string(f, digest);
-		e2v_json_string(j, "digest", digest);
-		e2v_json_string(j, "hash_algorithm",
+		cli_digest_string(f, digest);
+		cli_json_string(j, "digest", digest);
+		cli_json_string(j, "hash_algorithm",
 				e2verity_hash_alg_by_num(f->desc.hash_algorithm)->name);
-		e2v_json_uint(j, "block_size", 1u << f->desc.log_blocksize);
-		e2v_bin2hex(f->desc.salt, f->desc.salt_size, salt);
-		e2v_json_string(j, "salt", salt);
+		cli_json_uint(j, "block_size", 1u << f->desc.log_blocksize);
+		cli_bin2hex(f->desc.salt, f->desc.salt_size, salt);
+		cli_json_string(j, "salt", salt);
 	} else {
-		e2v_json_null(j, "digest");
+		cli_json_null(j, "digest");
 	}
-	e2v_json_bool(j, "signed", f->signed_file);
-	e2v_json_bool(j, "signature_verified", f->signature_verified);
-	e2v_json_kernel(j, "min_kernel", e2v_file_kernel(c, f));
-	if (e2v_ima_asked(c))
-		e2v_json_ima(j, f);
+	cli_json_bool(j, "signed", f->signed_file);
+	cli_json_bool(j, "signature_verified", f->signature_verified);
+	cli_json_kernel(j, "min_kernel", cli_file_kernel(c, f));
+	if (cli_ima_asked(c))
+		cli_json_ima(j, f);
 	if (c->manifest) {
 		if (r->listed)
-			e2v_json_uint(j, "manifest_line", r->listed->line);
+			cli_json_uint(j, "manifest_line", r->listed->line);
 		else
-			e2v_json_null(j, "manifest_line");
+			cli_json_null(j, "manifest_line");
 	}
-	e2v_json_findings(c, j, "findings", r, 0);
-	if (c->mode != E2V_CHECK_READ) {
-		e2v_json_repair(j, r);
-		e2v_json_findings(c, j, "findings_after_repair", r, 1);
+	cli_json_findings(c, j, "findings", r, 0);
+	if (c->mode != CLI_CHECK_READ) {
+		cli_json_repair(j, r);
+		cli_json_findings(c, j, "findings_after_repair", r, 1);
 	}
-	e2v_json_end_object(j);
+	cli_json_end_object(j);
 }
 
 /* What is wrong with the manifest, when that stopped the run */
-static void e2v_json_manifest_problems(struct e2v_check_cli *c, struct e2v_json *j)
+static void cli_json_manifest_problems(struct cli_check_run *c, struct cli_json *j)
 {
-	e2v_json_begin_array(j, "manifest_problems");
+	cli_json_begin_array(j, "manifest_problems");
 	for (size_t i = 0; i < c->listing.nproblems; i++) {
-		const struct e2v_listing_problem *p = &c->listing.problems[i];
+		const struct cli_listing_problem *p = &c->listing.problems[i];
 		struct e2verity_finding f = { .value = p->line, .expected = p->first_line };
 		char msg[256];
 
 		f.problem = e2verity_problem_lookup(p->code);
 		e2verity_finding_format(&f, msg, sizeof(msg));
-		e2v_json_begin_object(j, NULL);
-		e2v_json_uint(j, "code", p->code);
-		e2v_json_string(j, "id", f.problem->id);
-		e2v_json_string(j, "severity", e2verity_severity_name(f.problem->severity));
-		e2v_json_string(j, "message", msg);
-		e2v_json_uint(j, "line", p->line);
+		cli_json_begin_object(j, NULL);
+		cli_json_uint(j, "code", p->code);
+		cli_json_string(j, "id", f.problem->id);
+		cli_json_string(j, "severity", e2verity_severity_name(f.problem->severity));
+		cli_json_string(j, "message", msg);
+		cli_json_uint(j, "line", p->line);
 		if (p->code == E2VERITY_PR_MANIFEST_DUPLICATE)
-			e2v_json_uint(j, "first_line", p->first_line);
-		e2v_json_string(j, "reason", p->why ? p->why : "");
-		e2v_json_end_object(j);
+			cli_json_uint(j, "first_line", p->first_line);
+		cli_json_string(j, "reason", p->why ? p->why : "");
+		cli_json_end_object(j);
 	}
-	e2v_json_end_array(j);
+	cli_json_end_array(j);
 }
 
-static void e2v_print_json(struct e2v_check_cli *c, const struct e2verity_check_stats *st,
+static void cli_print_json(struct cli_check_run *c, const struct e2verity_check_stats *st,
 			   const char *error, int status)
 {
-	struct e2v_json j;
+	struct cli_json j;
 	int none;
 
-	e2v_json_init(&j, stdout);
-	e2v_json_begin_object(&j, NULL);
-	e2v_json_string(&j, "image", c->image);
-	e2v_json_string(&j, "mode",
-			c->mode == E2V_CHECK_YES     ? "yes"
-			: c->mode == E2V_CHECK_PREEN ? "preen"
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j, NULL);
+	cli_json_string(&j, "image", c->image);
+	cli_json_string(&j, "mode",
+			c->mode == CLI_CHECK_YES     ? "yes"
+			: c->mode == CLI_CHECK_PREEN ? "preen"
 						     : "read-only");
 	if (c->manifest) {
-		e2v_json_name(&j, "manifest", c->manifest);
+		cli_json_name(&j, "manifest", c->manifest);
 		if (c->listing.nproblems)
-			e2v_json_manifest_problems(c, &j);
+			cli_json_manifest_problems(c, &j);
 	}
-	e2v_json_begin_array(&j, "files");
+	cli_json_begin_array(&j, "files");
 	for (size_t i = 0; i < c->nr_files; i++)
-		e2v_json_file(c, &j, &c->files[i]);
-	e2v_json_end_array(&j);
-	e2v_json_begin_object(&j, "summary");
-	e2v_json_uint(&j, "files", st->files);
-	e2v_json_uint(&j, "passed", st->passed);
-	e2v_json_uint(&j, "failed", st->failed);
-	e2v_json_uint(&j, "skipped", st->skipped);
-	e2v_json_uint(&j, "signed", st->signed_files);
-	if (e2v_ima_asked(c))
-		e2v_json_uint(&j, "ima_signed", st->ima_files);
-	e2v_json_uint(&j, "bytes_hashed", st->bytes_hashed);
-	e2v_json_uint(&j, "errors", st->errors);
-	e2v_json_uint(&j, "warnings", st->warnings);
-	e2v_json_bool(&j, "needs_recovery", c->needs_recovery);
-	e2v_json_kernel(&j, "min_kernel", e2v_image_kernel(c, &none));
-	e2v_json_uint(&j, "kernel_page_size", c->kernel.page_size);
+		cli_json_file(c, &j, &c->files[i]);
+	cli_json_end_array(&j);
+	cli_json_begin_object(&j, "summary");
+	cli_json_uint(&j, "files", st->files);
+	cli_json_uint(&j, "passed", st->passed);
+	cli_json_uint(&j, "failed", st->failed);
+	cli_json_uint(&j, "skipped", st->skipped);
+	cli_json_uint(&j, "signed", st->signed_files);
+	if (cli_ima_asked(c))
+		cli_json_uint(&j, "ima_signed", st->ima_files);
+	cli_json_uint(&j, "bytes_hashed", st->bytes_hashed);
+	cli_json_uint(&j, "errors", st->errors);
+	cli_json_uint(&j, "warnings", st->warnings);
+	cli_json_bool(&j, "needs_recovery", c->needs_recovery);
+	cli_json_kernel(&j, "min_kernel", cli_image_kernel(c, &none));
+	cli_json_uint(&j, "kernel_page_size", c->kernel.page_size);
 	if (c->manifest) {
-		e2v_json_uint(&j, "manifest_paths", c->listing.n);
-		e2v_json_uint(&j, "manifest_findings", c->manifest_findings);
+		cli_json_uint(&j, "manifest_paths", c->listing.n);
+		cli_json_uint(&j, "manifest_findings", c->manifest_findings);
 	}
 	if (c->require_sealed)
-		e2v_json_uint(&j, "not_sealed", c->not_sealed);
-	if (c->mode != E2V_CHECK_READ) {
-		e2v_json_uint(&j, "repaired", c->repaired);
-		e2v_json_uint(&j, "left", c->left);
+		cli_json_uint(&j, "not_sealed", c->not_sealed);
+	if (c->mode != CLI_CHECK_READ) {
+		cli_json_uint(&j, "repaired", c->repaired);
+		cli_json_uint(&j, "left", c->left);
 	}
-	e2v_json_end_object(&j);
+	cli_json_end_object(&j);
 	if (error)
-		e2v_json_string(&j, "error", error);
-	e2v_json_uint(&j, "exit_status", status);
-	e2v_json_end_object(&j);
+		cli_json_string(&j, "error", error);
+	cli_json_uint(&j, "exit_status", status);
+	cli_json_end_object(&j);
 }
 
 /* A file met under a directory given with -r is checked when it is sealed, as in a whole image. */
-static int e2v_sealed(ext2_filsys fs, ext2_ino_t ino)
+static int cli_sealed(ext2_filsys fs, ext2_ino_t ino)
 {
 	struct ext2_inode inode;
 
@@ -729,7 +729,7 @@ static int e2v_sealed(ext2_filsys fs, ext2_ino_t ino)
 }
 
 /* What the progress goes through: @n inodes (all the sealed ones without @inos), and their data. */
-static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const ext2_ino_t *inos,
+static errcode_t cli_check_totals(struct cli_check_run *c, ext2_filsys fs, const ext2_ino_t *inos,
 				  size_t n)
 {
 	struct ext2_inode inode;
@@ -738,7 +738,7 @@ static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const
 	size_t files = 0;
 	errcode_t err = 0;
 
-	if (!e2v_progress_active(&c->progress))
+	if (!cli_progress_active(&c->progress))
 		return 0;
 	if (!inos) {
 		err = e2verity_list_verity_inodes(fs, &all, &n);
@@ -754,7 +754,7 @@ static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const
 		files++;
 	}
 	free(all);
-	e2v_progress_total(&c->progress, files, bytes);
+	cli_progress_total(&c->progress, files, bytes);
 	return err;
 }
 
@@ -764,23 +764,23 @@ static errcode_t e2v_check_totals(struct e2v_check_cli *c, ext2_filsys fs, const
  * that cannot be selected is reported and counted in *@missing, and the
  * others are checked all the same.
  */
-static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **paths, int npaths,
+static errcode_t cli_run_check(struct cli_check_run *c, ext2_filsys fs, char **paths, int npaths,
 			       struct e2verity_check_stats *st, unsigned int *missing,
 			       const char **doing, const char **what)
 {
 	struct e2verity_owners *owners = NULL;
-	struct e2v_selection sel;
+	struct cli_selection sel;
 	ext2_ino_t *inos = NULL;
 	errcode_t err = 0;
 
 	*what = c->image;
 	if (!npaths) {
 		*doing = "checking";
-		err = e2v_check_totals(c, fs, NULL, 0);
+		err = cli_check_totals(c, fs, NULL, 0);
 		return err ? err : e2verity_check_image(fs, &c->opts, st);
 	}
 	*doing = "reading";
-	err = e2v_select_init(&sel, fs, c->image);
+	err = cli_select_init(&sel, fs, c->image);
 	if (err)
 		return err;
 	sel.recursive = c->recursive;
@@ -789,7 +789,7 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 	for (int i = 0; i < npaths && !err; i++) {
 		unsigned int before = sel.errors;
 
-		err = e2v_select_path(&sel, paths[i]);
+		err = cli_select_path(&sel, paths[i]);
 		if (sel.errors > before)
 			(*missing)++;
 	}
@@ -798,11 +798,11 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 	if (!err && !inos)
 		err = ENOMEM;
 	for (size_t i = 0; i < sel.n && !err; i++)
-		if (!sel.v[i].walked || e2v_sealed(fs, sel.v[i].ino))
+		if (!sel.v[i].walked || cli_sealed(fs, sel.v[i].ino))
 			inos[i] = sel.v[i].ino;
 	*doing = "checking";
 	if (!err)
-		err = e2v_check_totals(c, fs, inos, sel.n);
+		err = cli_check_totals(c, fs, inos, sel.n);
 	/* one scan of every inode proves the blocks past EOF of all the files checked */
 	if (!err && sel.n) {
 		*doing = "reading the block maps of";
@@ -826,23 +826,23 @@ static errcode_t e2v_run_check(struct e2v_check_cli *c, ext2_filsys fs, char **p
 	if (err)
 		*what = c->image; /* the selection's paths go with it */
 	free(inos);
-	e2v_select_free(&sel);
+	cli_select_free(&sel);
 	return err;
 }
 
 /* -C FD: 0 draws a bar on a terminal, any other number gets e2fsck's machine lines */
-static int e2v_parse_fd(const char *arg, int *fd)
+static int cli_parse_fd(const char *arg, int *fd)
 {
 	uint64_t v;
 
-	if (e2v_parse_u64(arg, 1 << 20, &v))
+	if (cli_parse_u64(arg, 1 << 20, &v))
 		return -1;
 	*fd = v;
 	return 0;
 }
 
 /* Collects a repeated option's values; -1 without memory */
-static int e2v_push(const char ***v, size_t *n, const char *arg)
+static int cli_push(const char ***v, size_t *n, const char *arg)
 {
 	const char **nv = realloc(*v, (*n + 1) * sizeof(**v));
 
@@ -854,41 +854,41 @@ static int e2v_push(const char ***v, size_t *n, const char *arg)
 }
 
 /* -n, -p (-a), -y: one of them */
-static int e2v_set_mode(const struct e2v_command *cmd, struct e2v_check_cli *c, int opt,
+static int cli_set_mode(const struct cli_command *cmd, struct cli_check_run *c, int opt,
 			int *letter)
 {
-	enum e2v_check_mode m = opt == 'y' ? E2V_CHECK_YES : opt == 'n' ? E2V_CHECK_READ
-									: E2V_CHECK_PREEN;
+	enum cli_check_mode m = opt == 'y' ? CLI_CHECK_YES : opt == 'n' ? CLI_CHECK_READ
+									: CLI_CHECK_PREEN;
 
 	if (*letter && *letter != opt && !(strchr("pa", *letter) && strchr("pa", opt)))
-		return e2v_usage_error(cmd, "-%c and -%c exclude each other", *letter, opt);
+		return cli_usage_error(cmd, "-%c and -%c exclude each other", *letter, opt);
 	*letter = opt;
 	c->mode = m;
 	return 0;
 }
 
 /* What the options say together, once all are read */
-static int e2v_check_combinations(const struct e2v_command *cmd, struct e2v_check_cli *c)
+static int cli_check_combinations(const struct cli_command *cmd, struct cli_check_run *c)
 {
 	if (c->quiet && c->verbose)
-		return e2v_usage_error(cmd, "-q and -v exclude each other");
-	if (c->undo_file && c->mode == E2V_CHECK_READ)
-		return e2v_usage_error(cmd, "-z needs -p or -y: without them check writes nothing");
-	if (c->extra != E2V_EXTRA_ERROR && !c->manifest)
-		return e2v_usage_error(cmd, "--manifest-extra needs --manifest");
+		return cli_usage_error(cmd, "-q and -v exclude each other");
+	if (c->undo_file && c->mode == CLI_CHECK_READ)
+		return cli_usage_error(cmd, "-z needs -p or -y: without them check writes nothing");
+	if (c->extra != CLI_EXTRA_ERROR && !c->manifest)
+		return cli_usage_error(cmd, "--manifest-extra needs --manifest");
 	if (c->manifest && c->npaths)
-		return e2v_usage_error(cmd, "--manifest checks the whole image: no PATH with it");
+		return cli_usage_error(cmd, "--manifest checks the whole image: no PATH with it");
 	if (c->nexcludes && !c->require_sealed)
-		return e2v_usage_error(cmd, "--exclude says what --require-sealed leaves out: "
+		return cli_usage_error(cmd, "--exclude says what --require-sealed leaves out: "
 					    "give --require-sealed");
 	for (size_t i = 0; i < c->nrequired; i++)
-		if (e2v_normalize_path((char *)c->required[i]))
-			return e2v_usage_error(cmd, E2V_MSG_RELATIVE, e2v_name(c->required[i]));
+		if (cli_normalize_path((char *)c->required[i]))
+			return cli_usage_error(cmd, CLI_MSG_RELATIVE, cli_name(c->required[i]));
 	return 0;
 }
 
-static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[],
-			   struct e2v_check_cli *c)
+static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[],
+			   struct cli_check_run *c)
 {
 	static const struct option longopts[] = {
 		{ "cert", required_argument, NULL, OPT_CERT },
@@ -906,20 +906,20 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		{ "manifest-extra", required_argument, NULL, OPT_MANIFEST_EXTRA },
 		{ "require-sealed", optional_argument, NULL, OPT_REQUIRE_SEALED },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-		E2V_IMAGE_LONG_OPTIONS,
+		CLI_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int repeatable[] = { OPT_REQUIRE_SEALED, OPT_EXCLUDE, 0 };
-	struct e2v_getopt g;
+	struct cli_getopt g;
 	int opt, status, bar = 0, progress_fd = -1, letter = 0;
 
-	c->opts.threads = e2v_default_threads();
+	c->opts.threads = cli_default_threads();
 	c->kernel.page_size = 4096;
 	c->recheck = SIZE_MAX;
 	/* e2fsck's letters where they mean the same: -n, -p (-a), -y, -f, -C, -v, -V, -z */
-	e2v_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvVz:", longopts);
+	cli_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvVz:", longopts);
 	g.repeatable = repeatable;
-	while ((opt = e2v_getopt(&g)) != -1) {
+	while ((opt = cli_getopt(&g)) != -1) {
 		switch (opt) {
 		case OPT_CERT:
 			c->opts.certfile = optarg;
@@ -944,34 +944,34 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			break;
 		case OPT_MANIFEST_EXTRA:
 			if (strcmp(optarg, "error") == 0)
-				c->extra = E2V_EXTRA_ERROR;
+				c->extra = CLI_EXTRA_ERROR;
 			else if (strcmp(optarg, "warn") == 0)
-				c->extra = E2V_EXTRA_WARN;
+				c->extra = CLI_EXTRA_WARN;
 			else if (strcmp(optarg, "ignore") == 0)
-				c->extra = E2V_EXTRA_IGNORE;
+				c->extra = CLI_EXTRA_IGNORE;
 			else
-				return e2v_usage_error(cmd,
+				return cli_usage_error(cmd,
 						       "--manifest-extra is ignore, warn or error, "
 						       "not '%s'",
 						       optarg);
 			break;
 		case OPT_REQUIRE_SEALED:
 			c->require_sealed = 1;
-			if (optarg && e2v_push(&c->required, &c->nrequired, optarg))
-				return e2v_usage_error(cmd, "out of memory");
+			if (optarg && cli_push(&c->required, &c->nrequired, optarg))
+				return cli_usage_error(cmd, "out of memory");
 			break;
 		case OPT_EXCLUDE:
-			if (e2v_push(&c->excludes, &c->nexcludes, optarg))
-				return e2v_usage_error(cmd, "out of memory");
+			if (cli_push(&c->excludes, &c->nexcludes, optarg))
+				return cli_usage_error(cmd, "out of memory");
 			break;
 		case 'j':
-			if (e2v_parse_threads(optarg, &c->opts.threads))
-				return e2v_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
-						       optarg, E2V_THREADS_MAX);
+			if (cli_parse_threads(optarg, &c->opts.threads))
+				return cli_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
+						       optarg, CLI_THREADS_MAX);
 			break;
 		case 'C':
-			if (e2v_parse_fd(optarg, &progress_fd))
-				return e2v_usage_error(cmd, "invalid file descriptor '%s'", optarg);
+			if (cli_parse_fd(optarg, &progress_fd))
+				return cli_usage_error(cmd, "invalid file descriptor '%s'", optarg);
 			if (progress_fd == 0) {
 				bar = 1;
 				progress_fd = -1;
@@ -987,7 +987,7 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 		case 'p':
 		case 'a':
 		case 'y':
-			status = e2v_set_mode(cmd, c, opt, &letter);
+			status = cli_set_mode(cmd, c, opt, &letter);
 			if (status)
 				return status;
 			break;
@@ -1001,9 +1001,9 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			c->verbose = 1;
 			break;
 		case OPT_MIN_KERNEL:
-			if (e2v_parse_min_kernel(optarg, &c->kernel) ||
+			if (cli_parse_min_kernel(optarg, &c->kernel) ||
 			    c->kernel.version < E2VERITY_KERNEL_VERSION(5, 4))
-				return e2v_usage_error(cmd,
+				return cli_usage_error(cmd,
 						       "invalid kernel version '%s' (MAJOR.MINOR "
 						       "from 5.4, when ext4 gained fs-verity, then "
 						       ":16k or :64k for larger pages)",
@@ -1015,89 +1015,89 @@ static int e2v_check_parse(const struct e2v_command *cmd, int argc, char *argv[]
 			c->recursive = 1;
 			break;
 		case 'V':
-			printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
-			return e2v_flush_stdout() ? FSCK_ERROR : E2V_CHECK_DONE;
+			printf("%s %s\n", cli_prog, PACKAGE_VERSION);
+			return cli_flush_stdout() ? FSCK_ERROR : CLI_CHECK_DONE;
 		default:
-			return g.status ? g.status : e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : cli_usage_error(cmd, NULL);
 		}
 	}
-	status = e2v_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
+	status = cli_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
 	if (!status)
-		status = e2v_image_paths(cmd, c->paths, c->npaths);
+		status = cli_image_paths(cmd, c->paths, c->npaths);
 	if (!status)
-		status = e2v_check_combinations(cmd, c);
+		status = cli_check_combinations(cmd, c);
 	if (status)
 		return status;
 	if (progress_fd >= 0 && fcntl(progress_fd, F_GETFD) < 0)
-		return e2v_usage_error(cmd, "-C %d: no such open file descriptor", progress_fd);
-	e2v_progress_init(&c->progress, bar, progress_fd, c->image);
-	c->opts.finding = e2v_on_finding;
-	c->opts.file_done = e2v_on_file;
+		return cli_usage_error(cmd, "-C %d: no such open file descriptor", progress_fd);
+	cli_progress_init(&c->progress, bar, progress_fd, c->image);
+	c->opts.finding = cli_on_finding;
+	c->opts.file_done = cli_on_file;
 	c->opts.ctx = c;
-	if (e2v_progress_active(&c->progress))
-		c->opts.progress = e2v_on_progress;
+	if (cli_progress_active(&c->progress))
+		c->opts.progress = cli_on_progress;
 	c->extra_warn = *e2verity_problem_lookup(E2VERITY_PR_MANIFEST_EXTRA);
 	c->extra_warn.severity = E2VERITY_SEV_WARNING;
 	return 0;
 }
 
 /* Files with errors left, and the files repaired: fsck's bits 4 and 1 */
-static int e2v_findings_status(struct e2v_check_cli *c)
+static int cli_findings_status(struct cli_check_run *c)
 {
 	c->left = 0;
 	for (size_t i = 0; i < c->nr_files; i++)
-		c->left += e2v_errors_now(&c->files[i]) > 0;
+		c->left += cli_errors_now(&c->files[i]) > 0;
 	return (c->left || c->needs_recovery ? FSCK_UNCORRECTED : FSCK_OK) |
 	       (c->repaired ? FSCK_NONDESTRUCT : FSCK_OK);
 }
 
 /* The fsck status of a run that ended with @err (while @doing @what); c->errbuf says why. */
-static int e2v_check_status(struct e2v_check_cli *c, errcode_t err, const char *doing,
+static int cli_check_status(struct cli_check_run *c, errcode_t err, const char *doing,
 			    const char *what)
 {
 	int status = FSCK_OK;
 
 	if (c->missing) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "%u of the given paths not checked in '%s'",
-			 c->missing, e2v_name(c->image));
+			 c->missing, cli_name(c->image));
 		status |= FSCK_ERROR;
 	}
 	if (err == E2VERITY_ET_CANCELLED) {
-		fprintf(stderr, "%s: %s: check of '%s' cancelled\n", e2v_prog,
-			strsignal(e2v_cancel), e2v_name(c->image));
-		snprintf(c->errbuf, sizeof(c->errbuf), "cancelled by %s", strsignal(e2v_cancel));
+		fprintf(stderr, "%s: %s: check of '%s' cancelled\n", cli_prog,
+			strsignal(cli_cancel), cli_name(c->image));
+		snprintf(c->errbuf, sizeof(c->errbuf), "cancelled by %s", strsignal(cli_cancel));
 		status |= FSCK_CANCELED;
 	} else if (err) {
-		e2v_error(err, "while %s '%s'", doing, e2v_name(what));
+		cli_error(err, "while %s '%s'", doing, cli_name(what));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while %s '%s'", error_message(err),
-			 doing, e2v_name(what));
+			 doing, cli_name(what));
 		status |= FSCK_ERROR;
 	}
 	return status;
 }
 
 /* The manifest, read before the image: one that cannot be trusted stops the run. */
-static int e2v_check_read_manifest(struct e2v_check_cli *c)
+static int cli_check_read_manifest(struct cli_check_run *c)
 {
 	if (!c->manifest)
 		return 0;
-	if (e2v_listing_read(c->manifest, &c->listing)) {
+	if (cli_listing_read(c->manifest, &c->listing)) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "cannot read the manifest '%s'",
-			 e2v_name(c->manifest));
+			 cli_name(c->manifest));
 		return FSCK_ERROR;
 	}
 	if (!c->listing.nproblems)
 		return 0;
 	snprintf(c->errbuf, sizeof(c->errbuf),
 		 "the manifest '%s' cannot be trusted (%zu problems): nothing was checked",
-		 e2v_name(c->manifest),
+		 cli_name(c->manifest),
 		 c->listing.nproblems);
-	fprintf(stderr, "%s: %s\n", e2v_prog, c->errbuf);
+	fprintf(stderr, "%s: %s\n", cli_prog, c->errbuf);
 	return FSCK_ERROR;
 }
 
 /* Opens the image, checks it, names what was checked; returns the fsck status. */
-static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats *st)
+static int cli_check_image(struct cli_check_run *c, struct e2verity_check_stats *st)
 {
 	const char *doing = "opening", *what = c->image;
 	ext2_filsys fs = NULL;
@@ -1107,10 +1107,10 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 
 	/* the certificates before the image: a wrong name is about them, signed files or not */
 	if (c->opts.certfile || c->opts.cafile) {
-		err = e2v_load_verifier(c->opts.certfile, c->opts.cafile, &c->verifier, &failed);
+		err = cli_load_verifier(c->opts.certfile, c->opts.cafile, &c->verifier, &failed);
 		if (err) {
 			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",
-				 error_message(err), e2v_name(failed));
+				 error_message(err), cli_name(failed));
 			return FSCK_ERROR;
 		}
 		c->opts.verifier = c->verifier;
@@ -1118,21 +1118,21 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	if (c->opts.ima_certfile) {
 		err = e2verity_ima_verifier_load(c->opts.ima_certfile, &c->ima_verifier);
 		if (err) {
-			e2v_error(err, "while loading '%s'", e2v_name(c->opts.ima_certfile));
+			cli_error(err, "while loading '%s'", cli_name(c->opts.ima_certfile));
 			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",
-				 error_message(err), e2v_name(c->opts.ima_certfile));
+				 error_message(err), cli_name(c->opts.ima_certfile));
 			return FSCK_ERROR;
 		}
 		c->opts.ima_verifier = c->ima_verifier;
 	}
-	status = e2v_check_read_manifest(c);
+	status = cli_check_read_manifest(c);
 	if (status)
 		return status;
-	err = e2v_cli_open_image(c->image, 0, &fs);
+	err = cli_open_image(c->image, 0, &fs);
 	if (err) {
 		/* reported by the opening: not twice */
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while opening '%s'", error_message(err),
-			 e2v_name(c->image));
+			 cli_name(c->image));
 		return FSCK_ERROR;
 	}
 	c->fs_block_size = fs->blocksize;
@@ -1143,7 +1143,7 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 	if (ext2fs_has_feature_journal_needs_recovery(fs->super)) {
 		c->needs_recovery = 1;
 		if (!c->quiet)
-			fprintf(stderr, E2V_MSG_NO_REPLAY, e2v_prog, e2v_name(c->image));
+			fprintf(stderr, CLI_MSG_NO_REPLAY, cli_prog, cli_name(c->image));
 	}
 	/* one set of hashing threads for all the files, the repairs' too */
 	if (c->opts.threads > 1) {
@@ -1151,58 +1151,58 @@ static int e2v_check_image(struct e2v_check_cli *c, struct e2verity_check_stats 
 		err = e2verity_workers_new(c->opts.threads, &c->opts.workers);
 	}
 	if (!err)
-		err = e2v_run_check(c, fs, c->paths, c->npaths, st, &c->missing, &doing, &what);
-	e2v_progress_clear(&c->progress);
+		err = cli_run_check(c, fs, c->paths, c->npaths, st, &c->missing, &doing, &what);
+	cli_progress_clear(&c->progress);
 	if (!err && c->manifest) {
 		doing = "comparing with the manifest";
 		what = c->image;
-		err = e2v_check_manifest(c, fs);
+		err = cli_check_manifest(c, fs);
 	}
 	if (!err && c->require_sealed) {
 		doing = "looking for unsealed files in";
 		what = c->image;
-		err = e2v_check_required(c, fs);
+		err = cli_check_required(c, fs);
 	}
-	status = e2v_check_status(c, err, doing, what);
+	status = cli_check_status(c, err, doing, what);
 	/* name what was checked, even after a failure, so that it can be reported */
-	err = e2v_check_group(c) ? ENOMEM : e2v_name_files(c, fs);
+	err = cli_check_group(c) ? ENOMEM : cli_name_files(c, fs);
 	if (err && !(status & FSCK_ERROR)) {
-		e2v_error(err, "while naming the files of '%s'", e2v_name(c->image));
+		cli_error(err, "while naming the files of '%s'", cli_name(c->image));
 		snprintf(c->errbuf, sizeof(c->errbuf), "%s while naming the files of '%s'",
-			 error_message(err), e2v_name(c->image));
+			 error_message(err), cli_name(c->image));
 		status |= FSCK_ERROR;
 	}
-	e2v_cli_close_image(c->image, &fs, 0);
+	cli_close_image(c->image, &fs, 0);
 	/* what was found is judged whole first; the image is opened for writing only if need be */
-	if (!(status & (FSCK_ERROR | FSCK_CANCELED)) && c->mode != E2V_CHECK_READ)
-		status |= e2v_check_repair(c);
+	if (!(status & (FSCK_ERROR | FSCK_CANCELED)) && c->mode != CLI_CHECK_READ)
+		status |= cli_check_repair(c);
 	e2verity_workers_free(c->opts.workers);
-	if (e2v_check_group(c) && !(status & FSCK_ERROR)) {
-		e2v_error(ENOMEM, "while reporting on '%s'", e2v_name(c->image));
+	if (cli_check_group(c) && !(status & FSCK_ERROR)) {
+		cli_error(ENOMEM, "while reporting on '%s'", cli_name(c->image));
 		status |= FSCK_ERROR;
 	}
-	return status | e2v_findings_status(c);
+	return status | cli_findings_status(c);
 }
 
-int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
+int cmd_check(const struct cli_command *cmd, int argc, char *argv[])
 {
-	struct e2v_check_cli c = { 0 };
+	struct cli_check_run c = { 0 };
 	struct e2verity_check_stats st = { 0 };
 	int status;
 
-	status = e2v_check_parse(cmd, argc, argv, &c);
+	status = cli_check_parse(cmd, argc, argv, &c);
 	if (status) {
 		free(c.required);
 		free(c.excludes);
-		return status == E2V_CHECK_DONE ? FSCK_OK : status;
+		return status == CLI_CHECK_DONE ? FSCK_OK : status;
 	}
-	e2v_catch_signals();
-	status = e2v_check_image(&c, &st);
+	cli_catch_signals();
+	status = cli_check_image(&c, &st);
 	if (c.json)
-		e2v_print_json(&c, &st, status & FSCK_ERROR ? c.errbuf : NULL, status);
+		cli_print_json(&c, &st, status & FSCK_ERROR ? c.errbuf : NULL, status);
 	else if (!(status & FSCK_ERROR) || c.nr_files || c.nr_clean || c.missing)
-		e2v_print_text(&c, &st);
-	if (e2v_flush_stdout())
+		cli_print_text(&c, &st);
+	if (cli_flush_stdout())
 		status |= FSCK_ERROR;
 	for (size_t i = 0; i < c.nr_files; i++)
 		free(c.files[i].path);
@@ -1213,8 +1213,8 @@ int cmd_check(const struct e2v_command *cmd, int argc, char *argv[])
 	free(c.order);
 	free(c.required);
 	free(c.excludes);
-	free(e2v_ino_tab);
-	e2v_listing_free(&c.listing);
+	free(cli_ino_tab);
+	cli_listing_free(&c.listing);
 	e2verity_verifier_free(c.verifier);
 	e2verity_ima_verifier_free(c.ima_verifier);
 	return status;

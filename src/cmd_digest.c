@@ -7,23 +7,23 @@
 
 #include "cmd.h"
 
-int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
+int cmd_digest(const struct cli_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
-		E2V_TREE_LONG_OPTIONS,
+		CLI_TREE_LONG_OPTIONS,
 		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "for-builtin-sig", no_argument, NULL, OPT_FOR_BUILTIN_SIG },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct e2v_tree_opts t = { 0 };
-	struct e2v_getopt g;
+	struct cli_tree_opts t = { 0 };
+	struct cli_getopt g;
 	int compact = 0, for_builtin_sig = 0, opt, r;
 
-	e2v_getopt_init(&g, cmd, argc, argv, "", longopts);
-	while ((opt = e2v_getopt(&g)) != -1) {
-		r = e2v_parse_tree_option(opt, optarg, &t);
+	cli_getopt_init(&g, cmd, argc, argv, "", longopts);
+	while ((opt = cli_getopt(&g)) != -1) {
+		r = cli_parse_tree_option(opt, optarg, &t);
 		if (r < 0)
-			return e2v_usage_error(cmd, NULL);
+			return cli_usage_error(cmd, NULL);
 		if (r > 0)
 			continue;
 		switch (opt) {
@@ -34,14 +34,14 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 			for_builtin_sig = 1;
 			break;
 		default:
-			return g.status ? g.status : e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : cli_usage_error(cmd, NULL);
 		}
 	}
 	if (optind >= argc)
-		return e2v_usage_error(cmd, "no FILE given");
-	t.params.threads = e2v_default_threads();
+		return cli_usage_error(cmd, "no FILE given");
+	t.params.threads = cli_default_threads();
 	if (e2verity_params_validate(&t.params))
-		return e2v_usage_error(cmd, "invalid tree parameters");
+		return cli_usage_error(cmd, "invalid tree parameters");
 
 	for (int i = optind; i < argc; i++) {
 		uint8_t formatted[E2VERITY_FORMATTED_DIGEST_MAX];
@@ -51,25 +51,25 @@ int cmd_digest(const struct e2v_command *cmd, int argc, char *argv[])
 		size_t len;
 		errcode_t err;
 
-		err = e2v_digest_host_file(argv[i], &t, &res, &doing);
+		err = cli_digest_host_file(argv[i], &t, &res, &doing);
 		if (err) {
-			e2v_error(err, "while %s '%s'", doing, e2v_name(argv[i]));
-			return E2V_EXIT_FAILURE;
+			cli_error(err, "while %s '%s'", doing, cli_name(argv[i]));
+			return CLI_EXIT_FAILURE;
 		}
 		if (!compact) {
-			e2v_digest_line(stdout, t.params.hash_alg, res.digest, argv[i],
+			cli_digest_line(stdout, t.params.hash_alg, res.digest, argv[i],
 					for_builtin_sig);
 			continue;
 		}
 		if (for_builtin_sig) {
 			e2verity_formatted_digest(t.params.hash_alg, res.digest, formatted, &len);
-			e2v_bin2hex(formatted, len, hex);
+			cli_bin2hex(formatted, len, hex);
 		} else {
-			e2v_bin2hex(res.digest, res.digest_size, hex);
+			cli_bin2hex(res.digest, res.digest_size, hex);
 		}
 		printf("%s\n", hex);
 	}
-	if (e2v_flush_stdout())
-		return E2V_EXIT_FAILURE;
-	return E2V_EXIT_OK;
+	if (cli_flush_stdout())
+		return CLI_EXIT_FAILURE;
+	return CLI_EXIT_OK;
 }

@@ -13,7 +13,7 @@ enum {
 };
 
 /* --all: every name of every sealed inode; an inode no directory names is e2fsck's business */
-static errcode_t e2v_all_sealed(ext2_filsys fs, const char *image, struct e2v_manifest *mf)
+static errcode_t cli_all_sealed(ext2_filsys fs, const char *image, struct cli_manifest *mf)
 {
 	ext2fs_inode_bitmap want = NULL;
 	ext2_ino_t *inos = NULL;
@@ -27,7 +27,7 @@ static errcode_t e2v_all_sealed(ext2_filsys fs, const char *image, struct e2v_ma
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		ext2fs_mark_inode_bitmap2(want, inos[i]);
-	err = e2v_manifest_collect(fs, image, want, mf);
+	err = cli_manifest_collect(fs, image, want, mf);
 out:
 	if (want)
 		ext2fs_free_inode_bitmap(want);
@@ -35,49 +35,49 @@ out:
 	return err;
 }
 
-struct e2v_measure_cli {
+struct cli_measure_run {
 	const char *image;
 	char **paths;
 	int npaths, all;
-	enum e2v_manifest_format format;
+	enum cli_manifest_format format;
 };
 
-static int e2v_measure_parse(const struct e2v_command *cmd, int argc, char *argv[],
-			     struct e2v_measure_cli *c)
+static int cli_measure_parse(const struct cli_command *cmd, int argc, char *argv[],
+			     struct cli_measure_run *c)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
-		E2V_IMAGE_LONG_OPTIONS,
+		CLI_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct e2v_getopt g;
+	struct cli_getopt g;
 	int opt, status;
 
-	e2v_getopt_init(&g, cmd, argc, argv, "a", longopts);
-	while ((opt = e2v_getopt(&g)) != -1) {
+	cli_getopt_init(&g, cmd, argc, argv, "a", longopts);
+	while ((opt = cli_getopt(&g)) != -1) {
 		switch (opt) {
 		case 'a':
 			c->all = 1;
 			break;
 		case OPT_JSON:
-			c->format = E2V_MANIFEST_JSON;
+			c->format = CLI_MANIFEST_JSON;
 			break;
 		case OPT_COMPACT:
-			c->format = E2V_MANIFEST_COMPACT;
+			c->format = CLI_MANIFEST_COMPACT;
 			break;
 		default:
-			return g.status ? g.status : e2v_usage_error(cmd, NULL);
+			return g.status ? g.status : cli_usage_error(cmd, NULL);
 		}
 	}
-	status = e2v_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
+	status = cli_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
 	if (status)
 		return status;
 	if (c->all == (c->npaths > 0))
-		return e2v_usage_error(cmd, c->all ? "--all and PATHs exclude each other"
+		return cli_usage_error(cmd, c->all ? "--all and PATHs exclude each other"
 						   : "no PATH given (or --all)");
-	return e2v_image_paths(cmd, c->paths, c->npaths);
+	return cli_image_paths(cmd, c->paths, c->npaths);
 }
 
 /*
@@ -85,57 +85,57 @@ static int e2v_measure_parse(const struct e2v_command *cmd, int argc, char *argv
  * up is reported and the others are measured all the same (@status turns to
  * failure); an error that stops the run is returned, reported.
  */
-static errcode_t e2v_measure_select(const struct e2v_measure_cli *c, ext2_filsys fs,
-				    struct e2v_manifest *mf, int *status)
+static errcode_t cli_measure_select(const struct cli_measure_run *c, ext2_filsys fs,
+				    struct cli_manifest *mf, int *status)
 {
 	errcode_t err;
 
 	if (c->all) {
-		err = e2v_all_sealed(fs, c->image, mf);
+		err = cli_all_sealed(fs, c->image, mf);
 		if (err)
-			e2v_error(err, "while listing the sealed files of '%s'",
-				  e2v_name(c->image));
+			cli_error(err, "while listing the sealed files of '%s'",
+				  cli_name(c->image));
 		return err;
 	}
 	for (int i = 0; i < c->npaths; i++) {
 		ext2_ino_t ino;
 
-		if (e2v_cli_lookup(fs, c->image, c->paths[i], &ino)) {
-			*status = E2V_EXIT_FAILURE;
+		if (cli_lookup(fs, c->image, c->paths[i], &ino)) {
+			*status = CLI_EXIT_FAILURE;
 			continue;
 		}
-		err = e2v_manifest_add(mf, c->paths[i], ino);
+		err = cli_manifest_add(mf, c->paths[i], ino);
 		if (err) {
-			e2v_error(err, "while measuring '%s'", e2v_name(c->paths[i]));
+			cli_error(err, "while measuring '%s'", cli_name(c->paths[i]));
 			return err;
 		}
 	}
 	return 0;
 }
 
-int cmd_measure(const struct e2v_command *cmd, int argc, char *argv[])
+int cmd_measure(const struct cli_command *cmd, int argc, char *argv[])
 {
-	struct e2v_measure_cli c = { .format = E2V_MANIFEST_TEXT };
-	struct e2v_manifest mf = { 0 };
+	struct cli_measure_run c = { .format = CLI_MANIFEST_TEXT };
+	struct cli_manifest mf = { 0 };
 	ext2_filsys fs = NULL;
 	int status;
 
-	status = e2v_measure_parse(cmd, argc, argv, &c);
+	status = cli_measure_parse(cmd, argc, argv, &c);
 	if (status)
 		return status;
-	if (e2v_cli_open_image(c.image, 0, &fs))
-		return E2V_EXIT_FAILURE;
-	if (e2v_measure_select(&c, fs, &mf, &status)) {
-		status = E2V_EXIT_FAILURE;
+	if (cli_open_image(c.image, 0, &fs))
+		return CLI_EXIT_FAILURE;
+	if (cli_measure_select(&c, fs, &mf, &status)) {
+		status = CLI_EXIT_FAILURE;
 		goto out;
 	}
-	if (e2v_manifest_measure(fs, &mf))
-		status = E2V_EXIT_FAILURE;
-	e2v_manifest_write(stdout, c.format, 0, c.image, &mf);
-	if (e2v_flush_stdout())
-		status = E2V_EXIT_FAILURE;
+	if (cli_manifest_measure(fs, &mf))
+		status = CLI_EXIT_FAILURE;
+	cli_manifest_write(stdout, c.format, 0, c.image, &mf);
+	if (cli_flush_stdout())
+		status = CLI_EXIT_FAILURE;
 out:
-	e2v_manifest_free(&mf);
-	e2v_cli_close_image(c.image, &fs, 0);
+	cli_manifest_free(&mf);
+	cli_close_image(c.image, &fs, 0);
 	return status;
 }

@@ -8,11 +8,11 @@
 #include "disk.h"
 
 /*
- * One kind of container.  e2v_disk_resolve() walks e2v_containers[] and
+ * One kind of container.  cli_disk_resolve() walks cli_containers[] and
  * takes the first row whose probe claims the image; the others are not
  * asked.  Only probe and open are required.
  */
-struct e2v_container_ops {
+struct cli_container_ops {
 	const char *name;
 	/*
 	 * 1 if this container holds the image: @head is its first @n bytes
@@ -25,45 +25,45 @@ struct e2v_container_ops {
 	 * @d->offset, @d->size, @d->io_options and @d->open_name, or says in
 	 * @why what is wrong.  Nothing is locked yet.
 	 */
-	errcode_t (*open)(struct e2v_disk *d, int fd, const struct stat *st, const char *opts,
+	errcode_t (*open)(struct cli_disk *d, int fd, const struct stat *st, const char *opts,
 			  const char *partition, char *why, size_t ws);
-	/* once the file is locked: e2v_disk_expand() */
-	errcode_t (*expand)(struct e2v_disk *d, unsigned int how, char *why, size_t ws);
-	/* after a command wrote: e2v_disk_write_back() */
-	errcode_t (*write_back)(struct e2v_disk *d);
-	/* after an abandoned write: e2v_disk_forget() */
-	void (*forget)(struct e2v_disk *d);
-	/* frees @d->priv: e2v_disk_free() */
-	void (*close)(struct e2v_disk *d);
+	/* once the file is locked: cli_disk_expand() */
+	errcode_t (*expand)(struct cli_disk *d, unsigned int how, char *why, size_t ws);
+	/* after a command wrote: cli_disk_write_back() */
+	errcode_t (*write_back)(struct cli_disk *d);
+	/* after an abandoned write: cli_disk_forget() */
+	void (*forget)(struct cli_disk *d);
+	/* frees @d->priv: cli_disk_free() */
+	void (*close)(struct cli_disk *d);
 };
 
 /* the rows, each defined in its own file (disk_NAME.c) */
-extern const struct e2v_container_ops e2v_container_gzip;
-extern const struct e2v_container_ops e2v_container_sparse;
-extern const struct e2v_container_ops e2v_container_partition;
-extern const struct e2v_container_ops e2v_container_raw;
+extern const struct cli_container_ops cli_container_gzip;
+extern const struct cli_container_ops cli_container_sparse;
+extern const struct cli_container_ops cli_container_partition;
+extern const struct cli_container_ops cli_container_raw;
 
 /* helpers the rows share (disk.c) */
-uint32_t e2v_disk_le32(const unsigned char *p);
+uint32_t cli_disk_le32(const unsigned char *p);
 /* a regular file's length, or a block device's size */
-errcode_t e2v_disk_fd_size(int fd, const struct stat *st, uint64_t *size);
+errcode_t cli_disk_fd_size(int fd, const struct stat *st, uint64_t *size);
 /* a whole-file image must hold all of its filesystem */
-errcode_t e2v_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws);
+errcode_t cli_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws);
 /* the filesystem at @d->offset must be ext4 and end inside @d->size (0: the file's end) */
-errcode_t e2v_disk_check_place(struct e2v_disk *d, int fd, uint64_t file_size, char *why,
+errcode_t cli_disk_check_place(struct cli_disk *d, int fd, uint64_t file_size, char *why,
 			       size_t ws);
 /*
  * libext2fs opens @d->file itself: checked whole, or with @placed at
- * @d->offset (e2v_disk_check_place())
+ * @d->offset (cli_disk_check_place())
  */
-errcode_t e2v_disk_open_file(struct e2v_disk *d, int fd, const struct stat *st, int placed,
+errcode_t cli_disk_open_file(struct cli_disk *d, int fd, const struct stat *st, int placed,
 			     char *why, size_t ws);
 /* ?offset= and --partition name one place each: both at once is a mistake */
-errcode_t e2v_disk_one_place(const char *opts, const char *partition, char *why, size_t ws);
+errcode_t cli_disk_one_place(const char *opts, const char *partition, char *why, size_t ws);
 
 /* IMAGE?offset=BYTES: the only io option a file image has (disk_raw.c) */
-errcode_t e2v_disk_parse_offset(const char *opts, uint64_t *offset, char *why, size_t ws);
+errcode_t cli_disk_parse_offset(const char *opts, uint64_t *offset, char *why, size_t ws);
 /* what blkid calls the contents of @size bytes at @start, for a message (disk_partition.c) */
-void e2v_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize);
+void cli_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize);
 
 #endif /* E2VERITY_CONTAINER_H */

@@ -15,35 +15,35 @@
 
 #include "container.h"
 
-#define E2V_EXT4_MAGIC 0xef53
+#define CLI_EXT4_MAGIC 0xef53
 
 /*
  * In the order they are asked: those known by their first bytes, then
  * --partition, then the raw file (with or without ?offset=), which takes
  * whatever is left.
  */
-static const struct e2v_container_ops *const e2v_containers[] = {
-	&e2v_container_gzip,
-	&e2v_container_sparse,
-	&e2v_container_partition,
-	&e2v_container_raw,
+static const struct cli_container_ops *const cli_containers[] = {
+	&cli_container_gzip,
+	&cli_container_sparse,
+	&cli_container_partition,
+	&cli_container_raw,
 };
 
-uint32_t e2v_disk_le32(const unsigned char *p)
+uint32_t cli_disk_le32(const unsigned char *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int e2v_disk_name_valid(const char *name, char *why, size_t whysize)
+int cli_disk_name_valid(const char *name, char *why, size_t whysize)
 {
 	const char *opts = strchr(name, '?');
 	uint64_t offset;
 
 	why[0] = '\0';
-	return !opts || !e2v_disk_parse_offset(opts + 1, &offset, why, whysize);
+	return !opts || !cli_disk_parse_offset(opts + 1, &offset, why, whysize);
 }
 
-errcode_t e2v_disk_one_place(const char *opts, const char *partition, char *why, size_t ws)
+errcode_t cli_disk_one_place(const char *opts, const char *partition, char *why, size_t ws)
 {
 	if (opts && partition) {
 		snprintf(why, ws, " (?%s and --partition exclude each other)", opts);
@@ -52,7 +52,7 @@ errcode_t e2v_disk_one_place(const char *opts, const char *partition, char *why,
 	return 0;
 }
 
-errcode_t e2v_disk_fd_size(int fd, const struct stat *st, uint64_t *size)
+errcode_t cli_disk_fd_size(int fd, const struct stat *st, uint64_t *size)
 {
 	*size = st->st_size;
 #ifdef BLKGETSIZE64
@@ -67,19 +67,19 @@ errcode_t e2v_disk_fd_size(int fd, const struct stat *st, uint64_t *size)
  * the file grow.  Anything that is not an ext4 superblock is left to
  * libext2fs, which says best what is wrong with it.
  */
-errcode_t e2v_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws)
+errcode_t cli_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws)
 {
 	unsigned char sb[1024];
 	uint64_t fs_bytes;
 	uint32_t log;
 
 	if (pread(fd, sb, sizeof(sb), 1024) != (ssize_t)sizeof(sb) ||
-	    (sb[56] | sb[57] << 8) != E2V_EXT4_MAGIC)
+	    (sb[56] | sb[57] << 8) != CLI_EXT4_MAGIC)
 		return 0;
-	log = e2v_disk_le32(sb + 24);
+	log = cli_disk_le32(sb + 24);
 	if (log > 6)
 		return 0;
-	fs_bytes = ((uint64_t)e2v_disk_le32(sb + 4) | (uint64_t)e2v_disk_le32(sb + 0x150) << 32)
+	fs_bytes = ((uint64_t)cli_disk_le32(sb + 4) | (uint64_t)cli_disk_le32(sb + 0x150) << 32)
 		   << (10 + log);
 	if (fs_bytes <= file_size)
 		return 0;
@@ -89,7 +89,7 @@ errcode_t e2v_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws)
 	return EXT2_ET_SHORT_READ;
 }
 
-errcode_t e2v_disk_check_place(struct e2v_disk *d, int fd, uint64_t file_size, char *why,
+errcode_t cli_disk_check_place(struct cli_disk *d, int fd, uint64_t file_size, char *why,
 			       size_t ws)
 {
 	unsigned char sb[1024];
@@ -109,13 +109,13 @@ errcode_t e2v_disk_check_place(struct e2v_disk *d, int fd, uint64_t file_size, c
 	if (!d->size)
 		d->size = file_size - d->offset;
 	if (pread(fd, sb, sizeof(sb), d->offset + 1024) != (ssize_t)sizeof(sb) ||
-	    (sb[56] | sb[57] << 8) != E2V_EXT4_MAGIC) {
-		e2v_disk_contents(fd, d->offset, d->size, type, sizeof(type));
+	    (sb[56] | sb[57] << 8) != CLI_EXT4_MAGIC) {
+		cli_disk_contents(fd, d->offset, d->size, type, sizeof(type));
 		snprintf(why, ws, " (%s is not an ext4 filesystem: %s)", what, type);
 		return EXT2_ET_BAD_MAGIC;
 	}
-	log = e2v_disk_le32(sb + 24);
-	fs_bytes = ((uint64_t)e2v_disk_le32(sb + 4) | (uint64_t)e2v_disk_le32(sb + 0x150) << 32)
+	log = cli_disk_le32(sb + 24);
+	fs_bytes = ((uint64_t)cli_disk_le32(sb + 4) | (uint64_t)cli_disk_le32(sb + 0x150) << 32)
 		   << (10 + (log & 15));
 	/* writes stay inside the filesystem: it must stay inside the partition */
 	if (log > 6 || fs_bytes > d->size) {
@@ -130,24 +130,24 @@ errcode_t e2v_disk_check_place(struct e2v_disk *d, int fd, uint64_t file_size, c
 	return 0;
 }
 
-errcode_t e2v_disk_open_file(struct e2v_disk *d, int fd, const struct stat *st, int placed,
+errcode_t cli_disk_open_file(struct cli_disk *d, int fd, const struct stat *st, int placed,
 			     char *why, size_t ws)
 {
 	uint64_t size;
 	errcode_t err;
 
-	err = e2v_disk_fd_size(fd, st, &size);
+	err = cli_disk_fd_size(fd, st, &size);
 	if (!err && placed)
-		err = e2v_disk_check_place(d, fd, size, why, ws);
+		err = cli_disk_check_place(d, fd, size, why, ws);
 	else if (!err)
-		err = e2v_disk_check_whole(fd, size, why, ws);
+		err = cli_disk_check_whole(fd, size, why, ws);
 	if (err)
 		return err;
 	d->open_name = strdup(d->file);
 	return d->open_name ? 0 : ENOMEM;
 }
 
-errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *partition, char *why,
+errcode_t cli_disk_resolve(struct cli_disk *d, const char *name, const char *partition, char *why,
 			   size_t ws)
 {
 	unsigned char head[4];
@@ -176,9 +176,9 @@ errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *par
 	if (n < 0)
 		n = 0;
 	/* the raw row, last, claims every image: the walk always ends on a row */
-	for (size_t i = 0; i < sizeof(e2v_containers) / sizeof(e2v_containers[0]); i++) {
-		if (e2v_containers[i]->probe(head, n, opts, partition)) {
-			d->ops = e2v_containers[i];
+	for (size_t i = 0; i < sizeof(cli_containers) / sizeof(cli_containers[0]); i++) {
+		if (cli_containers[i]->probe(head, n, opts, partition)) {
+			d->ops = cli_containers[i];
 			break;
 		}
 	}
@@ -187,28 +187,28 @@ errcode_t e2v_disk_resolve(struct e2v_disk *d, const char *name, const char *par
 	return err;
 }
 
-errcode_t e2v_disk_expand(struct e2v_disk *d, unsigned int how, char *why, size_t ws)
+errcode_t cli_disk_expand(struct cli_disk *d, unsigned int how, char *why, size_t ws)
 {
 	return d->ops && d->ops->expand ? d->ops->expand(d, how, why, ws) : 0;
 }
 
-errcode_t e2v_disk_write_back(struct e2v_disk *d)
+errcode_t cli_disk_write_back(struct cli_disk *d)
 {
 	return d->ops && d->ops->write_back ? d->ops->write_back(d) : 0;
 }
 
-void e2v_disk_forget(struct e2v_disk *d)
+void cli_disk_forget(struct cli_disk *d)
 {
 	if (d->ops && d->ops->forget)
 		d->ops->forget(d);
 }
 
-void e2v_disk_free(struct e2v_disk *d)
+void cli_disk_free(struct cli_disk *d)
 {
 	if (d->ops && d->ops->close)
 		d->ops->close(d);
 	if (d->out) {
-		e2v_outfile_abort(d->out);
+		cli_outfile_abort(d->out);
 		free(d->out);
 	}
 	free(d->file);

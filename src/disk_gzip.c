@@ -4,7 +4,7 @@
 
 #include "container.h"
 
-static int e2v_gzip_probe(const unsigned char *head, size_t n, const char *opts,
+static int cli_gzip_probe(const unsigned char *head, size_t n, const char *opts,
 			  const char *partition)
 {
 	(void)opts;
@@ -13,7 +13,7 @@ static int e2v_gzip_probe(const unsigned char *head, size_t n, const char *opts,
 }
 
 /* libext2fs would call it only a bad superblock: the user is told what to do instead */
-static errcode_t e2v_gzip_open(struct e2v_disk *d, int fd, const struct stat *st, const char *opts,
+static errcode_t cli_gzip_open(struct cli_disk *d, int fd, const struct stat *st, const char *opts,
 			       const char *partition, char *why, size_t ws)
 {
 	(void)d;
@@ -25,8 +25,8 @@ static errcode_t e2v_gzip_open(struct e2v_disk *d, int fd, const struct stat *st
 	return EXT2_ET_BAD_MAGIC;
 }
 
-const struct e2v_container_ops e2v_container_gzip = {
+const struct cli_container_ops cli_container_gzip = {
 	.name = "gzip",
-	.probe = e2v_gzip_probe,
-	.open = e2v_gzip_open,
+	.probe = cli_gzip_probe,
+	.open = cli_gzip_open,
 };

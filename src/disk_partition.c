@@ -12,7 +12,7 @@
 #ifdef HAVE_BLKID
 #include <blkid.h>
 
-void e2v_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize)
+void cli_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize)
 {
 	blkid_probe pr = blkid_new_probe();
 	const char *type = NULL;
@@ -29,7 +29,7 @@ void e2v_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t 
 	blkid_free_probe(pr);
 }
 
-static int e2v_all_digits(const char *s)
+static int cli_all_digits(const char *s)
 {
 	if (!*s)
 		return 0;
@@ -40,12 +40,12 @@ static int e2v_all_digits(const char *s)
 }
 
 /* --partition=N|NAME|UUID: a GPT partition by number, name or UUID; an MBR one by number */
-static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const char *want,
+static errcode_t cli_find_partition(struct cli_disk *d, const char *file, const char *want,
 				    char *why, size_t ws)
 {
 	blkid_probe pr = blkid_new_probe_from_filename(file);
 	blkid_partlist ls;
-	int n, number = e2v_all_digits(want) ? atoi(want) : -1;
+	int n, number = cli_all_digits(want) ? atoi(want) : -1;
 	errcode_t err = ENOENT;
 
 	if (!pr) {
@@ -78,13 +78,13 @@ static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const 
 	}
 	snprintf(why, ws,
 		" (no partition %s '%s'; partitions are named by number, GPT name or UUID)",
-		number >= 0 ? "number" : "named", e2v_name(want));
+		number >= 0 ? "number" : "named", cli_name(want));
 out:
 	blkid_free_probe(pr);
 	return err;
 }
 #else
-void e2v_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize)
+void cli_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize)
 {
 	(void)fd;
 	(void)start;
@@ -92,7 +92,7 @@ void e2v_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t 
 	snprintf(out, outsize, "no ext4 superblock");
 }
 
-static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const char *want,
+static errcode_t cli_find_partition(struct cli_disk *d, const char *file, const char *want,
 				    char *why, size_t ws)
 {
 	(void)d;
@@ -104,7 +104,7 @@ static errcode_t e2v_find_partition(struct e2v_disk *d, const char *file, const 
 #endif
 
 /* chosen by the command line, not by the image's first bytes */
-static int e2v_partition_probe(const unsigned char *head, size_t n, const char *opts,
+static int cli_partition_probe(const unsigned char *head, size_t n, const char *opts,
 			       const char *partition)
 {
 	(void)head;
@@ -113,19 +113,19 @@ static int e2v_partition_probe(const unsigned char *head, size_t n, const char *
 	return partition != NULL;
 }
 
-static errcode_t e2v_partition_open(struct e2v_disk *d, int fd, const struct stat *st,
+static errcode_t cli_partition_open(struct cli_disk *d, int fd, const struct stat *st,
 				    const char *opts, const char *partition, char *why, size_t ws)
 {
 	errcode_t err;
 
-	err = e2v_disk_one_place(opts, partition, why, ws);
+	err = cli_disk_one_place(opts, partition, why, ws);
 	if (!err)
-		err = e2v_find_partition(d, d->file, partition, why, ws);
-	return err ? err : e2v_disk_open_file(d, fd, st, 1, why, ws);
+		err = cli_find_partition(d, d->file, partition, why, ws);
+	return err ? err : cli_disk_open_file(d, fd, st, 1, why, ws);
 }
 
-const struct e2v_container_ops e2v_container_partition = {
+const struct cli_container_ops cli_container_partition = {
 	.name = "partition",
-	.probe = e2v_partition_probe,
-	.open = e2v_partition_open,
+	.probe = cli_partition_probe,
+	.open = cli_partition_open,
 };

@@ -9,20 +9,20 @@
 #include "container.h"
 
 /* e2fsprogs' io option syntax: only offset= means anything to a file image */
-errcode_t e2v_disk_parse_offset(const char *opts, uint64_t *offset, char *why, size_t ws)
+errcode_t cli_disk_parse_offset(const char *opts, uint64_t *offset, char *why, size_t ws)
 {
 	char *end;
 	unsigned long long v;
 
 	if (strncmp(opts, "offset=", 7) != 0 || !opts[7] || opts[7] == '-') {
 		snprintf(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)",
-			e2v_name(opts));
+			cli_name(opts));
 		return EINVAL;
 	}
 	errno = 0;
 	v = strtoull(opts + 7, &end, 0);
 	if (errno || *end) {
-		snprintf(why, ws, " (invalid offset '%s')", e2v_name(opts + 7));
+		snprintf(why, ws, " (invalid offset '%s')", cli_name(opts + 7));
 		return EINVAL;
 	}
 	*offset = v;
@@ -30,7 +30,7 @@ errcode_t e2v_disk_parse_offset(const char *opts, uint64_t *offset, char *why, s
 }
 
 /* last in the table: whatever no other row claimed */
-static int e2v_raw_probe(const unsigned char *head, size_t n, const char *opts,
+static int cli_raw_probe(const unsigned char *head, size_t n, const char *opts,
 			 const char *partition)
 {
 	(void)head;
@@ -40,19 +40,19 @@ static int e2v_raw_probe(const unsigned char *head, size_t n, const char *opts,
 	return 1;
 }
 
-static errcode_t e2v_raw_open(struct e2v_disk *d, int fd, const struct stat *st, const char *opts,
+static errcode_t cli_raw_open(struct cli_disk *d, int fd, const struct stat *st, const char *opts,
 			      const char *partition, char *why, size_t ws)
 {
 	errcode_t err;
 
-	err = e2v_disk_one_place(opts, partition, why, ws);
+	err = cli_disk_one_place(opts, partition, why, ws);
 	if (!err && opts)
-		err = e2v_disk_parse_offset(opts, &d->offset, why, ws);
-	return err ? err : e2v_disk_open_file(d, fd, st, opts != NULL, why, ws);
+		err = cli_disk_parse_offset(opts, &d->offset, why, ws);
+	return err ? err : cli_disk_open_file(d, fd, st, opts != NULL, why, ws);
 }
 
-const struct e2v_container_ops e2v_container_raw = {
+const struct cli_container_ops cli_container_raw = {
 	.name = "raw",
-	.probe = e2v_raw_probe,
-	.open = e2v_raw_open,
+	.probe = cli_raw_probe,
+	.open = cli_raw_open,
 };

@@ -19,7 +19,7 @@
  * of the same, unchanged file (seal opens an image for its pre-flight, its
  * writing and its manifest), and lives as long as a disk uses it.
  */
-struct e2v_expanded {
+struct cli_expanded {
 	unsigned int refs;
 	dev_t dev;
 	ino_t ino;
@@ -27,11 +27,11 @@ struct e2v_expanded {
 	struct timespec mtime;
 	int fd;
 	char *name; /* what libext2fs opens: /proc/self/fd/N, or a named file */
-	struct e2v_sparse sp;
+	struct cli_sparse sp;
 };
-static struct e2v_expanded *e2v_last;
+static struct cli_expanded *cli_last;
 
-static void e2v_exp_put(struct e2v_expanded *x)
+static void cli_exp_put(struct cli_expanded *x)
 {
 	if (!x || --x->refs)
 		return;
@@ -40,23 +40,23 @@ static void e2v_exp_put(struct e2v_expanded *x)
 	if (x->name && strncmp(x->name, "/proc/", 6) != 0)
 		unlink(x->name);
 	free(x->name);
-	e2v_sparse_free(&x->sp);
+	cli_sparse_free(&x->sp);
 	free(x);
 }
 
-static void e2v_exp_forget_last(void)
+static void cli_exp_forget_last(void)
 {
-	e2v_exp_put(e2v_last);
-	e2v_last = NULL;
+	cli_exp_put(cli_last);
+	cli_last = NULL;
 }
 
-static int e2v_exp_is(const struct e2v_expanded *x, const struct stat *st)
+static int cli_exp_is(const struct cli_expanded *x, const struct stat *st)
 {
 	return x && x->dev == st->st_dev && x->ino == st->st_ino && x->size == st->st_size &&
 	       x->mtime.tv_sec == st->st_mtim.tv_sec && x->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-static void e2v_exp_remember(struct e2v_expanded *x, const struct stat *st)
+static void cli_exp_remember(struct cli_expanded *x, const struct stat *st)
 {
 	x->dev = st->st_dev;
 	x->ino = st->st_ino;
@@ -65,30 +65,30 @@ static void e2v_exp_remember(struct e2v_expanded *x, const struct stat *st)
 }
 
 /* Checks the sparse image's chunks and the room in TMPDIR, then expands it. */
-static errcode_t e2v_sparse_load(int fd, const struct stat *st, struct e2v_expanded **ret,
+static errcode_t cli_sparse_load(int fd, const struct stat *st, struct cli_expanded **ret,
 				 char *why, size_t ws)
 {
 	static int registered;
-	const char *tmpdir = e2v_tmpdir();
-	struct e2v_expanded *x;
+	const char *tmpdir = cli_tmpdir();
+	struct cli_expanded *x;
 	struct statvfs vfs;
 	errcode_t err;
 
-	if (!registered && atexit(e2v_exp_forget_last) == 0)
+	if (!registered && atexit(cli_exp_forget_last) == 0)
 		registered = 1;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return ENOMEM;
 	x->refs = 1;
 	x->fd = -1;
-	err = e2v_sparse_scan(fd, st->st_size, &x->sp, why, ws);
+	err = cli_sparse_scan(fd, st->st_size, &x->sp, why, ws);
 	if (err)
 		goto out;
-	x->fd = e2v_tmpfile(tmpdir, 0600, &x->name);
+	x->fd = cli_tmpfile(tmpdir, 0600, &x->name);
 	if (x->fd < 0) {
 		err = errno;
 		snprintf(why, ws, " (no temporary file in '%s' to expand the sparse image into)",
-			e2v_name(tmpdir));
+			cli_name(tmpdir));
 		goto out;
 	}
 	/* what expanding writes is bounded by the chunks: the room for it is checked first */
@@ -96,36 +96,36 @@ static errcode_t e2v_sparse_load(int fd, const struct stat *st, struct e2v_expan
 		snprintf(why, ws,
 			" (expanding the Android sparse image takes %llu bytes in '%s', which has "
 			"%llu free; TMPDIR chooses another place)",
-			(unsigned long long)x->sp.data_bytes, e2v_name(tmpdir),
+			(unsigned long long)x->sp.data_bytes, cli_name(tmpdir),
 			(unsigned long long)vfs.f_bavail * vfs.f_frsize);
 		err = ENOSPC;
 		goto out;
 	}
-	err = e2v_sparse_expand(fd, &x->sp, x->fd);
+	err = cli_sparse_expand(fd, &x->sp, x->fd);
 	if (err) {
-		snprintf(why, ws, " (expanding the sparse image into '%s')", e2v_name(tmpdir));
+		snprintf(why, ws, " (expanding the sparse image into '%s')", cli_name(tmpdir));
 		goto out;
 	}
-	e2v_exp_remember(x, st);
+	cli_exp_remember(x, st);
 out:
 	if (err) {
-		e2v_exp_put(x);
+		cli_exp_put(x);
 		return err;
 	}
 	*ret = x;
 	return 0;
 }
 
-static int e2v_sparse_probe(const unsigned char *head, size_t n, const char *opts,
+static int cli_sparse_probe(const unsigned char *head, size_t n, const char *opts,
 			    const char *partition)
 {
 	(void)opts;
 	(void)partition;
-	return n >= 4 && e2v_disk_le32(head) == E2V_SPARSE_MAGIC;
+	return n >= 4 && cli_disk_le32(head) == CLI_SPARSE_MAGIC;
 }
 
 /* nothing is read yet: the chunks are checked and expanded once the file is locked */
-static errcode_t e2v_sparse_open(struct e2v_disk *d, int fd, const struct stat *st,
+static errcode_t cli_sparse_open(struct cli_disk *d, int fd, const struct stat *st,
 				 const char *opts, const char *partition, char *why, size_t ws)
 {
 	errcode_t err;
@@ -133,7 +133,7 @@ static errcode_t e2v_sparse_open(struct e2v_disk *d, int fd, const struct stat *
 	(void)fd;
 	(void)st;
 	d->sparse = 1;
-	err = e2v_disk_one_place(opts, partition, why, ws);
+	err = cli_disk_one_place(opts, partition, why, ws);
 	if (!err && (opts || partition)) {
 		snprintf(why, ws, " (an Android sparse image holds one filesystem: no offset)");
 		err = EINVAL;
@@ -141,20 +141,20 @@ static errcode_t e2v_sparse_open(struct e2v_disk *d, int fd, const struct stat *
 	return err;
 }
 
-static errcode_t e2v_sparse_disk_expand(struct e2v_disk *d, unsigned int how, char *why,
+static errcode_t cli_sparse_disk_expand(struct cli_disk *d, unsigned int how, char *why,
 					size_t ws)
 {
-	struct e2v_expanded *x = NULL;
+	struct cli_expanded *x = NULL;
 	struct stat st;
 	errcode_t err = 0;
 	int fd;
 
-	if (how & E2V_DISK_WRITE) {
+	if (how & CLI_DISK_WRITE) {
 		/* where it goes back, and that it can, before any work is done */
 		d->out = calloc(1, sizeof(*d->out));
 		if (!d->out)
 			return ENOMEM;
-		err = e2v_outfile_open(d->out, d->file, E2V_OUT_WHOLE);
+		err = cli_outfile_open(d->out, d->file, CLI_OUT_WHOLE);
 		if (err) {
 			snprintf(why, ws, "%s%s", d->out->why[0] ? d->out->why : "",
 				d->out->why[0] ? "" : " (the sparse image cannot be written back)");
@@ -166,15 +166,15 @@ static errcode_t e2v_sparse_disk_expand(struct e2v_disk *d, unsigned int how, ch
 		return errno;
 	if (fstat(fd, &st) < 0) {
 		err = errno;
-	} else if (e2v_exp_is(e2v_last, &st)) {
-		x = e2v_last;
+	} else if (cli_exp_is(cli_last, &st)) {
+		x = cli_last;
 		x->refs++;
 	} else {
-		err = e2v_sparse_load(fd, &st, &x, why, ws);
+		err = cli_sparse_load(fd, &st, &x, why, ws);
 		if (!err) {
 			/* the one kept for later opens; a disk still using the last keeps it */
-			e2v_exp_forget_last();
-			e2v_last = x;
+			cli_exp_forget_last();
+			cli_last = x;
 			x->refs++;
 		}
 	}
@@ -183,52 +183,52 @@ static errcode_t e2v_sparse_disk_expand(struct e2v_disk *d, unsigned int how, ch
 		return err;
 	d->priv = x;
 	/* the filesystem must end inside what the chunks expand to */
-	err = e2v_disk_check_whole(x->fd, x->sp.blocks * x->sp.block_size, why, ws);
+	err = cli_disk_check_whole(x->fd, x->sp.blocks * x->sp.block_size, why, ws);
 	if (err)
 		return err;
 	d->open_name = strdup(x->name);
 	return d->open_name ? 0 : ENOMEM;
 }
 
-static errcode_t e2v_sparse_write_back(struct e2v_disk *d)
+static errcode_t cli_sparse_write_back(struct cli_disk *d)
 {
-	struct e2v_expanded *x = d->priv;
+	struct cli_expanded *x = d->priv;
 	struct stat st;
 	errcode_t err;
 
 	if (!d->out || !x)
 		return 0;
-	err = e2v_sparse_encode(x->fd, &x->sp, d->out);
+	err = cli_sparse_encode(x->fd, &x->sp, d->out);
 	/* the new sparse image replaces the old one whole, or not at all */
 	if (!err)
-		err = e2v_outfile_commit(d->out);
-	e2v_outfile_abort(d->out);
+		err = cli_outfile_commit(d->out);
+	cli_outfile_abort(d->out);
 	/* the expanded copy is what the new file holds: later opens reuse it */
 	if (!err && stat(d->file, &st) == 0)
-		e2v_exp_remember(x, &st);
-	else if (x == e2v_last)
-		e2v_exp_forget_last();
+		cli_exp_remember(x, &st);
+	else if (x == cli_last)
+		cli_exp_forget_last();
 	return err;
 }
 
-static void e2v_sparse_forget(struct e2v_disk *d)
+static void cli_sparse_forget(struct cli_disk *d)
 {
-	if (d->priv && d->priv == e2v_last)
-		e2v_exp_forget_last();
+	if (d->priv && d->priv == cli_last)
+		cli_exp_forget_last();
 }
 
-static void e2v_sparse_close(struct e2v_disk *d)
+static void cli_sparse_close(struct cli_disk *d)
 {
-	e2v_exp_put(d->priv);
+	cli_exp_put(d->priv);
 	d->priv = NULL;
 }
 
-const struct e2v_container_ops e2v_container_sparse = {
+const struct cli_container_ops cli_container_sparse = {
 	.name = "Android sparse",
-	.probe = e2v_sparse_probe,
-	.open = e2v_sparse_open,
-	.expand = e2v_sparse_disk_expand,
-	.write_back = e2v_sparse_write_back,
-	.forget = e2v_sparse_forget,
-	.close = e2v_sparse_close,
+	.probe = cli_sparse_probe,
+	.open = cli_sparse_open,
+	.expand = cli_sparse_disk_expand,
+	.write_back = cli_sparse_write_back,
+	.forget = cli_sparse_forget,
+	.close = cli_sparse_close,
 };

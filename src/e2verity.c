@@ -7,19 +7,19 @@
 
 #include "cmd.h"
 
-const char *e2v_prog = "e2verity";
+const char *cli_prog = "e2verity";
 
-static const struct e2v_command e2v_commands[] = {
+static const struct cli_command cli_commands[] = {
 	{ "digest", cmd_digest, "Compute the fs-verity digest of host files",
 	  "FILE... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]",
-	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
+	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "sign", cmd_sign, "Sign the fs-verity digest of a host file (PKCS#7, as fsverity sign)",
 	  "FILE OUT_SIGFILE --key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]\n"
 	  "\t\t[--embed-cert|--no-embed-cert]\n"
 	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]",
-	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
+	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "seal", cmd_seal, "Enable fs-verity on files inside an unmounted ext4 image",
 	  "[--partition=N|NAME|UUID] [-r] [-a|--all] [--files-from=LIST [-0|--null]]\n"
 	  "\t\t[--exclude=GLOB]... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
@@ -32,7 +32,7 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--manifest=FILE [--for-builtin-sig|--for-ima-sig] [--compact|--json]]\n"
 	  "\t\t[--min-kernel=VERSION]"
 	  "\t\tIMAGE [PATH...]",
-	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
+	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
 	  "[--partition=N|NAME|UUID] [-n|-p|-y [-z UNDO_FILE]] [-f] [-r] [-j N]\n"
 	  "\t\t[-C FD|--progress] [-q|-v] [-V] [--json] [--cert=CERT] [--ca=CA]\n"
@@ -41,29 +41,29 @@ static const struct e2v_command e2v_commands[] = {
 	  "\t\t[--require-sealed[=PATH]]... [--exclude=GLOB]... IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
-	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", E2V_EXIT_USAGE,
-	  E2V_EXIT_FAILURE },
+	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", CLI_EXIT_USAGE,
+	  CLI_EXIT_FAILURE },
 	{ "diff", cmd_diff, "List the sealed files two images or manifests differ by",
 	  "[--partition=N|NAME|UUID] [--json] [--verify] [-j N] [-q|-v] OLD NEW\n"
 	  "\t\t(OLD and NEW: images, or manifests of seal, measure or check --json; - is stdin)",
-	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
+	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
 	  "[--partition=N|NAME|UUID] [--offset=N] [--length=N]\n"
 	  "\t\tIMAGE PATH merkle_tree|descriptor|signature|ima\n"
 	  "\t\t(or IMAGE TYPE PATH, the order of fsverity dump_metadata)",
-	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
+	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "unseal", cmd_unseal, "Remove fs-verity from files of an image",
 	  "[--partition=N|NAME|UUID] [-r] [-a|--all] [--files-from=LIST [-0|--null]]\n"
 	  "\t\t[--exclude=GLOB]... [-n|--dry-run] [-q] [-v] [-z UNDO_FILE] [--force]\n"
 	  "\t\tIMAGE [PATH...]",
-	  E2V_EXIT_USAGE, E2V_EXIT_FAILURE },
+	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 };
 
-static void e2v_main_usage(FILE *f)
+static void cli_main_usage(FILE *f)
 {
-	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", e2v_prog);
-	for (size_t i = 0; i < sizeof(e2v_commands) / sizeof(e2v_commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", e2v_commands[i].name, e2v_commands[i].summary);
+	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", cli_prog);
+	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", cli_commands[i].name, cli_commands[i].summary);
 	fprintf(f,
 		"\nIMAGE: an ext4 image file; IMAGE?offset=BYTES (e2fsprogs' form)\n"
 		"for a filesystem further in; a disk image with --partition=N|NAME|UUID\n"
@@ -71,64 +71,64 @@ static void e2v_main_usage(FILE *f)
 		"Android sparse images are read, and written back sparse.\n"
 		"\n'%s help COMMAND' or '%s COMMAND --help' shows the options of one command.\n"
 		"Hash algorithms: sha256 sha512\n",
-		e2v_prog, e2v_prog);
+		cli_prog, cli_prog);
 }
 
-static const struct e2v_command *e2v_find_command(const char *name)
+static const struct cli_command *cli_find_command(const char *name)
 {
-	for (size_t i = 0; i < sizeof(e2v_commands) / sizeof(e2v_commands[0]); i++)
-		if (strcmp(name, e2v_commands[i].name) == 0)
-			return &e2v_commands[i];
+	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++)
+		if (strcmp(name, cli_commands[i].name) == 0)
+			return &cli_commands[i];
 	return NULL;
 }
 
-static int e2v_unknown_command(const char *name)
+static int cli_unknown_command(const char *name)
 {
-	fprintf(stderr, "%s: unknown command '%s'\n", e2v_prog, e2v_name(name));
-	e2v_main_usage(stderr);
-	return E2V_EXIT_USAGE;
+	fprintf(stderr, "%s: unknown command '%s'\n", cli_prog, cli_name(name));
+	cli_main_usage(stderr);
+	return CLI_EXIT_USAGE;
 }
 
 int main(int argc, char *argv[])
 {
-	const struct e2v_command *cmd;
+	const struct cli_command *cmd;
 
 	e2verity_init();
 	if (argc < 2) {
-		e2v_main_usage(stderr);
-		return E2V_EXIT_USAGE;
+		cli_main_usage(stderr);
+		return CLI_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		e2v_main_usage(stdout);
-		return E2V_EXIT_OK;
+		cli_main_usage(stdout);
+		return CLI_EXIT_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
-		return E2V_EXIT_OK;
+		printf("%s %s\n", cli_prog, PACKAGE_VERSION);
+		return CLI_EXIT_OK;
 	}
 	if (strcmp(argv[1], "help") == 0) {
 		if (argc < 3) {
-			e2v_main_usage(stdout);
-			return E2V_EXIT_OK;
+			cli_main_usage(stdout);
+			return CLI_EXIT_OK;
 		}
-		cmd = e2v_find_command(argv[2]);
+		cmd = cli_find_command(argv[2]);
 		if (!cmd)
-			return e2v_unknown_command(argv[2]);
-		e2v_help(cmd);
-		return e2v_flush_stdout() ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+			return cli_unknown_command(argv[2]);
+		cli_help(cmd);
+		return cli_flush_stdout() ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 	}
-	cmd = e2v_find_command(argv[1]);
+	cmd = cli_find_command(argv[1]);
 	if (!cmd)
-		return e2v_unknown_command(argv[1]);
+		return cli_unknown_command(argv[1]);
 	/* answered here once, so that no command parses them */
-	if (e2v_wants_help(argc - 1, argv + 1)) {
-		e2v_help(cmd);
-		return e2v_flush_stdout() ? e2v_status_failure(cmd) : E2V_EXIT_OK;
+	if (cli_wants_help(argc - 1, argv + 1)) {
+		cli_help(cmd);
+		return cli_flush_stdout() ? cli_status_failure(cmd) : CLI_EXIT_OK;
 	}
 	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
 		if (strcmp(argv[i], "--version") == 0) {
-			printf("%s %s\n", e2v_prog, PACKAGE_VERSION);
-			return e2v_flush_stdout() ? e2v_status_failure(cmd) : E2V_EXIT_OK;
+			printf("%s %s\n", cli_prog, PACKAGE_VERSION);
+			return cli_flush_stdout() ? cli_status_failure(cmd) : CLI_EXIT_OK;
 		}
 	}
 	return cmd->func(cmd, argc - 1, argv + 1);

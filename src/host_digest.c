@@ -9,7 +9,7 @@
 
 #include "cmd.h"
 
-static errcode_t e2v_read_fd(void *ctx, void *buf, size_t count, uint64_t offset)
+static errcode_t cli_read_fd(void *ctx, void *buf, size_t count, uint64_t offset)
 {
 	int fd = *(int *)ctx;
 	char *p = buf;
@@ -32,7 +32,7 @@ static errcode_t e2v_read_fd(void *ctx, void *buf, size_t count, uint64_t offset
 }
 
 /* lseek's SEEK_DATA: a sparse file's holes are never read */
-static errcode_t e2v_seek_data_fd(void *ctx, uint64_t offset, uint64_t *data)
+static errcode_t cli_seek_data_fd(void *ctx, uint64_t offset, uint64_t *data)
 {
 	int fd = *(int *)ctx;
 	off_t next = lseek(fd, offset, SEEK_DATA);
@@ -46,10 +46,10 @@ static errcode_t e2v_seek_data_fd(void *ctx, uint64_t offset, uint64_t *data)
 	return 0;
 }
 
-errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
+errcode_t cli_digest_host_file(const char *path, struct cli_tree_opts *t,
 			       struct e2verity_result *res, const char **doing)
 {
-	struct e2v_outfile tree_out = { .fd = -1 }, desc_out = { .fd = -1 };
+	struct cli_outfile tree_out = { .fd = -1 }, desc_out = { .fd = -1 };
 	uint8_t raw[E2VERITY_DESCRIPTOR_SIZE];
 	struct stat st;
 	errcode_t err;
@@ -67,34 +67,34 @@ errcode_t e2v_digest_host_file(const char *path, struct e2v_tree_opts *t,
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (t->out_merkle_tree) {
 		*doing = "creating the Merkle tree file for";
-		err = e2v_outfile_open(&tree_out, t->out_merkle_tree, 0);
+		err = cli_outfile_open(&tree_out, t->out_merkle_tree, 0);
 		if (err)
 			goto out;
 	}
 	*doing = "hashing";
-	err = e2verity_compute_sparse(&t->params, st.st_size, e2v_read_fd, e2v_seek_data_fd, &fd,
-				      t->out_merkle_tree ? e2v_tree_to_fd : NULL, &tree_out.fd,
+	err = e2verity_compute_sparse(&t->params, st.st_size, cli_read_fd, cli_seek_data_fd, &fd,
+				      t->out_merkle_tree ? cli_tree_to_fd : NULL, &tree_out.fd,
 				      res);
 	if (err)
 		goto out;
 	if (t->out_descriptor) {
 		*doing = "writing the descriptor of";
 		e2verity_descriptor_encode(&res->desc, raw);
-		err = e2v_outfile_open(&desc_out, t->out_descriptor, 0);
+		err = cli_outfile_open(&desc_out, t->out_descriptor, 0);
 		if (!err)
-			err = e2v_outfile_write(&desc_out, raw, sizeof(raw));
+			err = cli_outfile_write(&desc_out, raw, sizeof(raw));
 		if (!err)
-			err = e2v_outfile_commit(&desc_out);
+			err = cli_outfile_commit(&desc_out);
 		if (err)
 			goto out;
 	}
 	if (t->out_merkle_tree) {
 		*doing = "writing the Merkle tree of";
-		err = e2v_outfile_commit(&tree_out);
+		err = cli_outfile_commit(&tree_out);
 	}
 out:
-	e2v_outfile_abort(&tree_out);
-	e2v_outfile_abort(&desc_out);
+	cli_outfile_abort(&tree_out);
+	cli_outfile_abort(&desc_out);
 	close(fd);
 	return err;
 }

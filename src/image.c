@@ -15,31 +15,31 @@
 #include "cmd.h"
 #include "disk.h"
 
-#ifdef E2V_FAULT_IO
+#ifdef CLI_FAULT_IO
 /* the test build: tests/helpers/fault_io.c cuts writes */
-io_manager e2v_test_io_manager(void);
-#define E2V_BASE_IO e2v_test_io_manager()
+io_manager cli_test_io_manager(void);
+#define CLI_BASE_IO cli_test_io_manager()
 #else
-#define E2V_BASE_IO unix_io_manager
+#define CLI_BASE_IO unix_io_manager
 #endif
 
 /*
  * One writer, or any number of readers, per image.  The lock lives as long as
  * the process, so that seal's pre-flight and its writing phase are one turn.
  */
-static int e2v_lock_fd = -1, e2v_lock_exclusive;
+static int cli_lock_fd = -1, cli_lock_exclusive;
 
-static errcode_t e2v_lock_image(const char *path, int exclusive)
+static errcode_t cli_lock_image(const char *path, int exclusive)
 {
 	int fd;
 
-	if (e2v_lock_fd >= 0 && (e2v_lock_exclusive || !exclusive))
+	if (cli_lock_fd >= 0 && (cli_lock_exclusive || !exclusive))
 		return 0;
 	/* check -p read the image first: its shared lock becomes the writer's (a second would wait) */
-	if (e2v_lock_fd >= 0) {
-		if (flock(e2v_lock_fd, LOCK_EX | LOCK_NB) < 0)
+	if (cli_lock_fd >= 0) {
+		if (flock(cli_lock_fd, LOCK_EX | LOCK_NB) < 0)
 			return errno == EWOULDBLOCK ? E2VERITY_ET_LOCKED : errno;
-		e2v_lock_exclusive = 1;
+		cli_lock_exclusive = 1;
 		return 0;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -51,15 +51,15 @@ static errcode_t e2v_lock_image(const char *path, int exclusive)
 		close(fd);
 		return err;
 	}
-	if (e2v_lock_fd >= 0)
-		close(e2v_lock_fd);
-	e2v_lock_fd = fd;
-	e2v_lock_exclusive = exclusive;
+	if (cli_lock_fd >= 0)
+		close(cli_lock_fd);
+	cli_lock_fd = fd;
+	cli_lock_exclusive = exclusive;
 	return 0;
 }
 
 /* No wall-clock time goes into the image: SOURCE_DATE_EPOCH, or the last write time kept. */
-static void e2v_fix_time(ext2_filsys fs)
+static void cli_fix_time(ext2_filsys fs)
 {
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	char *end;
@@ -80,7 +80,7 @@ static void e2v_fix_time(ext2_filsys fs)
  * gets a file of its own named after the image, as e2fsprogs' tools name
  * theirs.
  */
-static errcode_t e2v_undo_setup(struct e2v_image *img, const char *undo, io_manager *io)
+static errcode_t cli_undo_setup(struct cli_image *img, const char *undo, io_manager *io)
 {
 	struct stat st;
 	char *copy;
@@ -110,10 +110,10 @@ static errcode_t e2v_undo_setup(struct e2v_image *img, const char *undo, io_mana
 		return errno;
 	close(fd);
 	unlink(img->undo_path);
-	return e2v_undo_io_manager(*io, img->undo_path, io);
+	return cli_undo_io_manager(*io, img->undo_path, io);
 }
 
-static errcode_t e2v_health(struct e2v_image *img, unsigned int flags)
+static errcode_t cli_health(struct cli_image *img, unsigned int flags)
 {
 	errcode_t err = e2verity_fs_health(img->fs);
 
@@ -123,16 +123,16 @@ static errcode_t e2v_health(struct e2v_image *img, unsigned int flags)
 	 * the orphans' recovery would truncate them: never forced.
 	 */
 	if (err == E2VERITY_ET_NEEDS_RECOVERY || err == E2VERITY_ET_ORPHANS_PENDING ||
-	    !(flags & E2V_IMAGE_FORCE))
+	    !(flags & CLI_IMAGE_FORCE))
 		return err;
 	return 0;
 }
 
-errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int flags,
+errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int flags,
 			 const char *undo)
 {
-	const int writing = flags & (E2V_IMAGE_WRITE | E2V_IMAGE_PREFLIGHT);
-	io_manager io = E2V_BASE_IO;
+	const int writing = flags & (CLI_IMAGE_WRITE | CLI_IMAGE_PREFLIGHT);
+	io_manager io = CLI_BASE_IO;
 	int mount_flags = 0, open_flags = EXT2_FLAG_64BITS;
 	char *opts;
 	errcode_t err;
@@ -150,7 +150,7 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	img->disk = calloc(1, sizeof(*img->disk));
 	if (!img->disk)
 		return ENOMEM;
-	err = e2v_disk_resolve(img->disk, name, e2v_cli_partition(), img->why, sizeof(img->why));
+	err = cli_disk_resolve(img->disk, name, cli_partition(), img->why, sizeof(img->why));
 	img->reason = img->why;
 	if (err)
 		return err;
@@ -160,7 +160,7 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	opts = img->disk->io_options[0] ? img->disk->io_options : NULL;
 
 	img->doing = "locking";
-	err = e2v_lock_image(img->path, writing && !(flags & E2V_IMAGE_SHARED));
+	err = cli_lock_image(img->path, writing && !(flags & CLI_IMAGE_SHARED));
 	if (err)
 		return err;
 	img->doing = "opening";
@@ -173,8 +173,8 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 		return EINVAL;
 	}
 	/* locked first: the copy of a sparse image is of what this process owns */
-	err = e2v_disk_expand(img->disk,
-			      writing && !(flags & E2V_IMAGE_SHARED) ? E2V_DISK_WRITE : 0,
+	err = cli_disk_expand(img->disk,
+			      writing && !(flags & CLI_IMAGE_SHARED) ? CLI_DISK_WRITE : 0,
 			      img->why, sizeof(img->why));
 	if (err)
 		return err;
@@ -185,15 +185,15 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	if (mount_flags & EXT2_MF_MOUNTED) {
 		if (writing)
 			return E2VERITY_ET_MOUNTED;
-		if (!(flags & E2V_IMAGE_QUIET))
+		if (!(flags & CLI_IMAGE_QUIET))
 			fprintf(stderr,
 				"%s: warning: '%s' is mounted; what is read from it may be "
 				"stale\n",
-				e2v_prog, e2v_name(name));
+				cli_prog, cli_name(name));
 	}
-	if (flags & E2V_IMAGE_WRITE) {
+	if (flags & CLI_IMAGE_WRITE) {
 		if (undo) {
-			err = e2v_undo_setup(img, undo, &io);
+			err = cli_undo_setup(img, undo, &io);
 			if (err)
 				return err;
 		}
@@ -227,18 +227,18 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 		}
 	}
 	if (writing) {
-		err = e2v_health(img, flags);
+		err = cli_health(img, flags);
 		if (err)
 			return err;
 	}
-	if (!(flags & E2V_IMAGE_WRITE))
+	if (!(flags & CLI_IMAGE_WRITE))
 		return 0;
-	if (img->undo_path && !(flags & E2V_IMAGE_QUIET))
+	if (img->undo_path && !(flags & CLI_IMAGE_QUIET))
 		fprintf(stderr,
 			"Overwriting existing filesystem; this can be undone using the command:\n"
 			"    e2undo %s %s\n\n",
 			img->undo_path, name);
-	e2v_fix_time(img->fs);
+	cli_fix_time(img->fs);
 	img->doing = "reading the bitmaps of";
 	err = ext2fs_read_bitmaps(img->fs);
 	if (err)
@@ -247,7 +247,7 @@ errcode_t e2v_image_open(struct e2v_image *img, const char *name, unsigned int f
 	return e2verity_txn_begin(img->fs, &img->txn);
 }
 
-errcode_t e2v_image_commit(struct e2v_image *img)
+errcode_t cli_image_commit(struct cli_image *img)
 {
 	img->doing = "committing to";
 	img->what = img->name;
@@ -256,14 +256,14 @@ errcode_t e2v_image_commit(struct e2v_image *img)
 	return e2verity_txn_commit(img->txn);
 }
 
-void e2v_image_abandon(struct e2v_image *img)
+void cli_image_abandon(struct cli_image *img)
 {
 	img->abandoned = 1;
 	if (img->txn)
 		e2verity_txn_abort(img->txn);
 }
 
-errcode_t e2v_image_close(struct e2v_image *img)
+errcode_t cli_image_close(struct cli_image *img)
 {
 	errcode_t err = 0, err2;
 	int journaled = 0;
@@ -285,18 +285,18 @@ errcode_t e2v_image_close(struct e2v_image *img)
 		 * After a stop, the copy of a journaled one holds the last
 		 * commit; an unjournaled one is left as it was.
 		 */
-		if (img->disk && img->disk->sparse && (img->flags & E2V_IMAGE_WRITE)) {
+		if (img->disk && img->disk->sparse && (img->flags & CLI_IMAGE_WRITE)) {
 			if (!err && (!img->abandoned || journaled)) {
 				img->doing = "writing the sparse image";
 				img->what = img->name;
-				err = e2v_disk_write_back(img->disk);
+				err = cli_disk_write_back(img->disk);
 			} else {
-				e2v_disk_forget(img->disk);
+				cli_disk_forget(img->disk);
 			}
 		}
 	}
 	if (img->disk) {
-		e2v_disk_free(img->disk);
+		cli_disk_free(img->disk);
 		free(img->disk);
 		img->disk = NULL;
 	}
@@ -306,39 +306,39 @@ errcode_t e2v_image_close(struct e2v_image *img)
 	return err;
 }
 
-void e2v_image_report(const struct e2v_image *img, errcode_t err)
+void cli_image_report(const struct cli_image *img, errcode_t err)
 {
 	if (img->reason && *img->reason)
-		e2v_error(err, "while %s '%s'%s", img->doing, e2v_name(img->what), img->reason);
+		cli_error(err, "while %s '%s'%s", img->doing, cli_name(img->what), img->reason);
 	else
-		e2v_report_image_error(err, img->doing, img->what,
-				       !!(img->flags & (E2V_IMAGE_WRITE | E2V_IMAGE_PREFLIGHT)));
+		cli_report_image_error(err, img->doing, img->what,
+				       !!(img->flags & (CLI_IMAGE_WRITE | CLI_IMAGE_PREFLIGHT)));
 }
 
-/* what e2v_cli_open_image() opened, until e2v_cli_close_image() */
-static struct e2v_disk *e2v_cli_disk;
+/* what cli_open_image() opened, until cli_close_image() */
+static struct cli_disk *cli_open_disk;
 
-errcode_t e2v_cli_open_image(const char *image, int writable, ext2_filsys *fs)
+errcode_t cli_open_image(const char *image, int writable, ext2_filsys *fs)
 {
-	struct e2v_image img;
+	struct cli_image img;
 	errcode_t err;
 
 	/* read-only either way; "writable" is judged as a writer would be */
-	err = e2v_image_open(&img, image, writable ? E2V_IMAGE_PREFLIGHT : 0, NULL);
+	err = cli_image_open(&img, image, writable ? CLI_IMAGE_PREFLIGHT : 0, NULL);
 	if (err)
-		e2v_image_report(&img, err);
+		cli_image_report(&img, err);
 	*fs = err ? NULL : img.fs;
 	if (!err) {
 		/* the raw copy of a sparse image lives as long as the filesystem */
 		img.fs = NULL;
-		e2v_cli_disk = img.disk;
+		cli_open_disk = img.disk;
 		img.disk = NULL;
 	}
-	e2v_image_close(&img);
+	cli_image_close(&img);
 	return err;
 }
 
-errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
+errcode_t cli_close_image(const char *image, ext2_filsys *fs, int written)
 {
 	errcode_t err = 0;
 
@@ -347,16 +347,16 @@ errcode_t e2v_cli_close_image(const char *image, ext2_filsys *fs, int written)
 		err = ext2fs_close_free(fs);
 	}
 	if (err)
-		e2v_error(err, "while closing '%s'", e2v_name(image));
-	if (e2v_cli_disk) {
-		e2v_disk_free(e2v_cli_disk);
-		free(e2v_cli_disk);
-		e2v_cli_disk = NULL;
+		cli_error(err, "while closing '%s'", cli_name(image));
+	if (cli_open_disk) {
+		cli_disk_free(cli_open_disk);
+		free(cli_open_disk);
+		cli_open_disk = NULL;
 	}
 	return err;
 }
 
-errcode_t e2v_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino)
+errcode_t cli_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino)
 {
 	if (path[0] != '/')
 		return EINVAL;

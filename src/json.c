@@ -7,14 +7,14 @@
 
 #include "json.h"
 
-void e2v_json_init(struct e2v_json *j, FILE *f)
+void cli_json_init(struct cli_json *j, FILE *f)
 {
 	memset(j, 0, sizeof(*j));
 	j->f = f;
 }
 
 /* The length of a valid UTF-8 sequence at @s (no overlongs, no surrogates), or 0. */
-static int e2v_utf8_len(const unsigned char *s)
+static int cli_utf8_len(const unsigned char *s)
 {
 	int n, i;
 	uint32_t cp;
@@ -44,12 +44,12 @@ static int e2v_utf8_len(const unsigned char *s)
 	return n;
 }
 
-int e2v_utf8_valid(const char *str)
+int cli_utf8_valid(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
-		int n = e2v_utf8_len(s);
+		int n = cli_utf8_len(s);
 
 		if (!n)
 			return 0;
@@ -58,18 +58,18 @@ int e2v_utf8_valid(const char *str)
 	return 1;
 }
 
-int e2v_utf8_seq(const char *s)
+int cli_utf8_seq(const char *s)
 {
-	return e2v_utf8_len((const unsigned char *)s);
+	return cli_utf8_len((const unsigned char *)s);
 }
 
-void e2v_json_write_string(FILE *f, const char *str)
+void cli_json_write_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
 	fputc('"', f);
 	while (*s) {
-		int n = e2v_utf8_len(s);
+		int n = cli_utf8_len(s);
 
 		if (*s == '"' || *s == '\\') {
 			fputc('\\', f);
@@ -94,43 +94,43 @@ void e2v_json_write_string(FILE *f, const char *str)
  * The member count of the innermost level.  Levels deeper than the table
  * share its last slot: their commas may be off, but depth stays balanced.
  */
-static int *e2v_json_count(struct e2v_json *j)
+static int *cli_json_count(struct cli_json *j)
 {
-	return &j->count[(j->depth < E2V_JSON_MAX_DEPTH ? j->depth : E2V_JSON_MAX_DEPTH) - 1];
+	return &j->count[(j->depth < CLI_JSON_MAX_DEPTH ? j->depth : CLI_JSON_MAX_DEPTH) - 1];
 }
 
-static void e2v_json_member(struct e2v_json *j, const char *key)
+static void cli_json_member(struct cli_json *j, const char *key)
 {
 	if (j->depth > 0) {
-		if ((*e2v_json_count(j))++)
+		if ((*cli_json_count(j))++)
 			fputc(',', j->f);
 		fputc('\n', j->f);
 		for (int i = 0; i < j->depth; i++)
 			fputs("  ", j->f);
 	}
 	if (key) {
-		e2v_json_write_string(j->f, key);
+		cli_json_write_string(j->f, key);
 		fputs(": ", j->f);
 	}
 }
 
-static void e2v_json_open(struct e2v_json *j, const char *key, char c)
+static void cli_json_open(struct cli_json *j, const char *key, char c)
 {
-	e2v_json_member(j, key);
+	cli_json_member(j, key);
 	fputc(c, j->f);
 	/* every open counts, or a close too many would climb out of the table */
 	j->depth++;
-	if (j->depth <= E2V_JSON_MAX_DEPTH)
-		*e2v_json_count(j) = 0;
+	if (j->depth <= CLI_JSON_MAX_DEPTH)
+		*cli_json_count(j) = 0;
 }
 
-static void e2v_json_close(struct e2v_json *j, char c)
+static void cli_json_close(struct cli_json *j, char c)
 {
 	int had;
 
 	if (j->depth == 0)
 		return;
-	had = *e2v_json_count(j);
+	had = *cli_json_count(j);
 	j->depth--;
 	if (had) {
 		fputc('\n', j->f);
@@ -142,46 +142,46 @@ static void e2v_json_close(struct e2v_json *j, char c)
 		fputc('\n', j->f);
 }
 
-void e2v_json_begin_object(struct e2v_json *j, const char *key)
+void cli_json_begin_object(struct cli_json *j, const char *key)
 {
-	e2v_json_open(j, key, '{');
+	cli_json_open(j, key, '{');
 }
 
-void e2v_json_end_object(struct e2v_json *j)
+void cli_json_end_object(struct cli_json *j)
 {
-	e2v_json_close(j, '}');
+	cli_json_close(j, '}');
 }
 
-void e2v_json_begin_array(struct e2v_json *j, const char *key)
+void cli_json_begin_array(struct cli_json *j, const char *key)
 {
-	e2v_json_open(j, key, '[');
+	cli_json_open(j, key, '[');
 }
 
-void e2v_json_end_array(struct e2v_json *j)
+void cli_json_end_array(struct cli_json *j)
 {
-	e2v_json_close(j, ']');
+	cli_json_close(j, ']');
 }
 
-void e2v_json_string(struct e2v_json *j, const char *key, const char *value)
+void cli_json_string(struct cli_json *j, const char *key, const char *value)
 {
-	e2v_json_member(j, key);
-	e2v_json_write_string(j->f, value);
+	cli_json_member(j, key);
+	cli_json_write_string(j->f, value);
 }
 
-void e2v_json_uint(struct e2v_json *j, const char *key, uint64_t value)
+void cli_json_uint(struct cli_json *j, const char *key, uint64_t value)
 {
-	e2v_json_member(j, key);
+	cli_json_member(j, key);
 	fprintf(j->f, "%" PRIu64, value);
 }
 
-void e2v_json_bool(struct e2v_json *j, const char *key, int value)
+void cli_json_bool(struct cli_json *j, const char *key, int value)
 {
-	e2v_json_member(j, key);
+	cli_json_member(j, key);
 	fputs(value ? "true" : "false", j->f);
 }
 
-void e2v_json_null(struct e2v_json *j, const char *key)
+void cli_json_null(struct cli_json *j, const char *key)
 {
-	e2v_json_member(j, key);
+	cli_json_member(j, key);
 	fputs("null", j->f);
 }

@@ -10,11 +10,11 @@
 #include "json.h"
 #include "json_parse.h"
 
-#define E2V_JSON_PARSE_MAX_DEPTH 64
+#define CLI_JSON_PARSE_MAX_DEPTH 64
 /* members of one object: duplicates are looked for by a scan, so their number stays small */
-#define E2V_JSON_PARSE_MAX_MEMBERS 4096
+#define CLI_JSON_PARSE_MAX_MEMBERS 4096
 
-struct e2v_jparser {
+struct cli_jparser {
 	const char *p, *end;
 	unsigned long line;
 	char *why;
@@ -22,10 +22,10 @@ struct e2v_jparser {
 	int failed;
 };
 
-static int e2v_jfail(struct e2v_jparser *jp, const char *fmt, ...)
+static int cli_jfail(struct cli_jparser *jp, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int e2v_jfail(struct e2v_jparser *jp, const char *fmt, ...)
+static int cli_jfail(struct cli_jparser *jp, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,7 +38,7 @@ static int e2v_jfail(struct e2v_jparser *jp, const char *fmt, ...)
 	return -1;
 }
 
-static void e2v_jskip_space(struct e2v_jparser *jp)
+static void cli_jskip_space(struct cli_jparser *jp)
 {
 	while (jp->p < jp->end) {
 		if (*jp->p == '\n')
@@ -50,7 +50,7 @@ static void e2v_jskip_space(struct e2v_jparser *jp)
 }
 
 /* "what was found" for a message: a printable character, or its code */
-static const char *e2v_jwhat(const struct e2v_jparser *jp, char *buf, size_t size)
+static const char *cli_jwhat(const struct cli_jparser *jp, char *buf, size_t size)
 {
 	unsigned char c;
 
@@ -64,14 +64,14 @@ static const char *e2v_jwhat(const struct e2v_jparser *jp, char *buf, size_t siz
 	return buf;
 }
 
-static int e2v_jexpect(struct e2v_jparser *jp, const char *what)
+static int cli_jexpect(struct cli_jparser *jp, const char *what)
 {
 	char buf[16];
 
-	return e2v_jfail(jp, "%s expected, %s found", what, e2v_jwhat(jp, buf, sizeof(buf)));
+	return cli_jfail(jp, "%s expected, %s found", what, cli_jwhat(jp, buf, sizeof(buf)));
 }
 
-static int e2v_jhex4(const char *p, unsigned int *v)
+static int cli_jhex4(const char *p, unsigned int *v)
 {
 	*v = 0;
 	for (int i = 0; i < 4; i++) {
@@ -88,7 +88,7 @@ static int e2v_jhex4(const char *p, unsigned int *v)
 	return 0;
 }
 
-static size_t e2v_jput_utf8(char *w, unsigned int cp)
+static size_t cli_jput_utf8(char *w, unsigned int cp)
 {
 	if (cp < 0x80) {
 		w[0] = cp;
@@ -113,30 +113,30 @@ static size_t e2v_jput_utf8(char *w, unsigned int cp)
 }
 
 /* A \u escape at jp->p (after the backslash and 'u'), a surrogate pair whole */
-static int e2v_jescape_u(struct e2v_jparser *jp, unsigned int *cp)
+static int cli_jescape_u(struct cli_jparser *jp, unsigned int *cp)
 {
 	unsigned int lo;
 
-	if (jp->end - jp->p < 4 || e2v_jhex4(jp->p, cp))
-		return e2v_jfail(jp, "\\u must be followed by four hex digits");
+	if (jp->end - jp->p < 4 || cli_jhex4(jp->p, cp))
+		return cli_jfail(jp, "\\u must be followed by four hex digits");
 	jp->p += 4;
 	if (*cp >= 0xdc00 && *cp <= 0xdfff)
-		return e2v_jfail(jp, "\\u%04x is a lone low surrogate", *cp);
+		return cli_jfail(jp, "\\u%04x is a lone low surrogate", *cp);
 	if (*cp >= 0xd800 && *cp <= 0xdbff) {
 		if (jp->end - jp->p < 6 || jp->p[0] != '\\' || jp->p[1] != 'u' ||
-		    e2v_jhex4(jp->p + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
-			return e2v_jfail(jp, "\\u%04x is a high surrogate without its low half",
+		    cli_jhex4(jp->p + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
+			return cli_jfail(jp, "\\u%04x is a high surrogate without its low half",
 					 *cp);
 		jp->p += 6;
 		*cp = 0x10000 + ((*cp - 0xd800) << 10) + (lo - 0xdc00);
 	}
 	if (*cp == 0)
-		return e2v_jfail(jp, "\\u0000: a NUL character");
+		return cli_jfail(jp, "\\u0000: a NUL character");
 	return 0;
 }
 
 /* A string at jp->p (its opening quote), decoded into a malloc'd buffer */
-static int e2v_jstring(struct e2v_jparser *jp, char **out, size_t *out_len)
+static int cli_jstring(struct cli_jparser *jp, char **out, size_t *out_len)
 {
 	/* the decoded form is never longer than the escaped one */
 	const char *start = ++jp->p;
@@ -150,10 +150,10 @@ static int e2v_jstring(struct e2v_jparser *jp, char **out, size_t *out_len)
 		jp->p++;
 	}
 	if (jp->p >= jp->end)
-		return e2v_jfail(jp, "a string is not closed");
+		return cli_jfail(jp, "a string is not closed");
 	buf = malloc(jp->p - start + 1);
 	if (!buf)
-		return e2v_jfail(jp, "out of memory");
+		return cli_jfail(jp, "out of memory");
 	jp->p = start;
 	w = buf;
 	while (*jp->p != '"') {
@@ -161,14 +161,14 @@ static int e2v_jstring(struct e2v_jparser *jp, char **out, size_t *out_len)
 
 		if (c < 0x20) {
 			free(buf);
-			return e2v_jfail(jp, "control byte 0x%02x in a string (it must be escaped)",
+			return cli_jfail(jp, "control byte 0x%02x in a string (it must be escaped)",
 					 c);
 		}
 		if (c != '\\') {
-			n = e2v_utf8_seq(jp->p);
+			n = cli_utf8_seq(jp->p);
 			if (!n || jp->p + n > jp->end) {
 				free(buf);
-				return e2v_jfail(jp, "byte 0x%02x in a string is not UTF-8", c);
+				return cli_jfail(jp, "byte 0x%02x in a string is not UTF-8", c);
 			}
 			memcpy(w, jp->p, n);
 			w += n;
@@ -202,15 +202,15 @@ static int e2v_jstring(struct e2v_jparser *jp, char **out, size_t *out_len)
 			*w++ = '\t';
 			break;
 		case 'u':
-			if (e2v_jescape_u(jp, &cp)) {
+			if (cli_jescape_u(jp, &cp)) {
 				free(buf);
 				return -1;
 			}
-			w += e2v_jput_utf8(w, cp);
+			w += cli_jput_utf8(w, cp);
 			break;
 		default:
 			free(buf);
-			return e2v_jfail(jp, "unknown escape '\\%c' in a string", jp->p[-1]);
+			return cli_jfail(jp, "unknown escape '\\%c' in a string", jp->p[-1]);
 		}
 	}
 	jp->p++;
@@ -220,17 +220,17 @@ static int e2v_jstring(struct e2v_jparser *jp, char **out, size_t *out_len)
 	return 0;
 }
 
-static int e2v_jdigits(struct e2v_jparser *jp)
+static int cli_jdigits(struct cli_jparser *jp)
 {
 	const char *s = jp->p;
 
 	while (jp->p < jp->end && *jp->p >= '0' && *jp->p <= '9')
 		jp->p++;
-	return jp->p > s ? 0 : e2v_jexpect(jp, "a digit");
+	return jp->p > s ? 0 : cli_jexpect(jp, "a digit");
 }
 
 /* A number, checked against the grammar and kept as its text */
-static int e2v_jnumber(struct e2v_jparser *jp, struct e2v_jvalue *v)
+static int cli_jnumber(struct cli_jparser *jp, struct cli_jvalue *v)
 {
 	const char *s = jp->p;
 
@@ -238,42 +238,42 @@ static int e2v_jnumber(struct e2v_jparser *jp, struct e2v_jvalue *v)
 		jp->p++;
 	if (jp->p < jp->end && *jp->p == '0')
 		jp->p++;
-	else if (e2v_jdigits(jp))
+	else if (cli_jdigits(jp))
 		return -1;
 	if (jp->p < jp->end && *jp->p == '.') {
 		jp->p++;
-		if (e2v_jdigits(jp))
+		if (cli_jdigits(jp))
 			return -1;
 	}
 	if (jp->p < jp->end && (*jp->p == 'e' || *jp->p == 'E')) {
 		jp->p++;
 		if (jp->p < jp->end && (*jp->p == '+' || *jp->p == '-'))
 			jp->p++;
-		if (e2v_jdigits(jp))
+		if (cli_jdigits(jp))
 			return -1;
 	}
-	v->type = E2V_JNUMBER;
+	v->type = CLI_JNUMBER;
 	v->len = jp->p - s;
 	v->str = strndup(s, v->len);
-	return v->str ? 0 : e2v_jfail(jp, "out of memory");
+	return v->str ? 0 : cli_jfail(jp, "out of memory");
 }
 
-static int e2v_jliteral(struct e2v_jparser *jp, const char *word)
+static int cli_jliteral(struct cli_jparser *jp, const char *word)
 {
 	size_t n = strlen(word);
 
 	if ((size_t)(jp->end - jp->p) < n || memcmp(jp->p, word, n) != 0)
-		return e2v_jexpect(jp, "a value");
+		return cli_jexpect(jp, "a value");
 	jp->p += n;
 	return 0;
 }
 
-static int e2v_jvalue_parse(struct e2v_jparser *jp, struct e2v_jvalue *v, int depth);
+static int cli_jvalue_parse(struct cli_jparser *jp, struct cli_jvalue *v, int depth);
 
 /* Room for one more member or item */
-static int e2v_jgrow(struct e2v_jparser *jp, struct e2v_jvalue *v, size_t *cap, int keys)
+static int cli_jgrow(struct cli_jparser *jp, struct cli_jvalue *v, size_t *cap, int keys)
 {
-	struct e2v_jvalue *items;
+	struct cli_jvalue *items;
 	char **k;
 	size_t c;
 
@@ -282,37 +282,37 @@ static int e2v_jgrow(struct e2v_jparser *jp, struct e2v_jvalue *v, size_t *cap, 
 	c = *cap ? 2 * *cap : 8;
 	items = realloc(v->items, c * sizeof(*items));
 	if (!items)
-		return e2v_jfail(jp, "out of memory");
+		return cli_jfail(jp, "out of memory");
 	v->items = items;
 	if (keys) {
 		k = realloc(v->keys, c * sizeof(*k));
 		if (!k)
-			return e2v_jfail(jp, "out of memory");
+			return cli_jfail(jp, "out of memory");
 		v->keys = k;
 	}
 	*cap = c;
 	return 0;
 }
 
-static int e2v_jarray(struct e2v_jparser *jp, struct e2v_jvalue *v, int depth)
+static int cli_jarray(struct cli_jparser *jp, struct cli_jvalue *v, int depth)
 {
 	size_t cap = 0;
 
-	v->type = E2V_JARRAY;
+	v->type = CLI_JARRAY;
 	jp->p++;
-	e2v_jskip_space(jp);
+	cli_jskip_space(jp);
 	if (jp->p < jp->end && *jp->p == ']') {
 		jp->p++;
 		return 0;
 	}
 	for (;;) {
-		if (e2v_jgrow(jp, v, &cap, 0))
+		if (cli_jgrow(jp, v, &cap, 0))
 			return -1;
 		memset(&v->items[v->n], 0, sizeof(v->items[0]));
 		v->n++;
-		if (e2v_jvalue_parse(jp, &v->items[v->n - 1], depth + 1))
+		if (cli_jvalue_parse(jp, &v->items[v->n - 1], depth + 1))
 			return -1;
-		e2v_jskip_space(jp);
+		cli_jskip_space(jp);
 		if (jp->p < jp->end && *jp->p == ',') {
 			jp->p++;
 			continue;
@@ -321,51 +321,51 @@ static int e2v_jarray(struct e2v_jparser *jp, struct e2v_jvalue *v, int depth)
 			jp->p++;
 			return 0;
 		}
-		return e2v_jexpect(jp, "',' or ']'");
+		return cli_jexpect(jp, "',' or ']'");
 	}
 }
 
-static int e2v_jobject(struct e2v_jparser *jp, struct e2v_jvalue *v, int depth)
+static int cli_jobject(struct cli_jparser *jp, struct cli_jvalue *v, int depth)
 {
 	size_t cap = 0, klen;
 	char *key;
 
-	v->type = E2V_JOBJECT;
+	v->type = CLI_JOBJECT;
 	jp->p++;
-	e2v_jskip_space(jp);
+	cli_jskip_space(jp);
 	if (jp->p < jp->end && *jp->p == '}') {
 		jp->p++;
 		return 0;
 	}
 	for (;;) {
-		e2v_jskip_space(jp);
+		cli_jskip_space(jp);
 		if (jp->p >= jp->end || *jp->p != '"')
-			return e2v_jexpect(jp, "a member name");
-		if (v->n == E2V_JSON_PARSE_MAX_MEMBERS)
-			return e2v_jfail(jp, "an object has more than %d members",
-					 E2V_JSON_PARSE_MAX_MEMBERS);
-		if (e2v_jstring(jp, &key, &klen))
+			return cli_jexpect(jp, "a member name");
+		if (v->n == CLI_JSON_PARSE_MAX_MEMBERS)
+			return cli_jfail(jp, "an object has more than %d members",
+					 CLI_JSON_PARSE_MAX_MEMBERS);
+		if (cli_jstring(jp, &key, &klen))
 			return -1;
 		/* two members of one name: which one counts would be a guess */
-		if (e2v_json_member(v, key)) {
-			e2v_jfail(jp, "member \"%s\" appears twice", key);
+		if (cli_json_member(v, key)) {
+			cli_jfail(jp, "member \"%s\" appears twice", key);
 			free(key);
 			return -1;
 		}
-		if (e2v_jgrow(jp, v, &cap, 1)) {
+		if (cli_jgrow(jp, v, &cap, 1)) {
 			free(key);
 			return -1;
 		}
 		memset(&v->items[v->n], 0, sizeof(v->items[0]));
 		v->keys[v->n] = key;
 		v->n++;
-		e2v_jskip_space(jp);
+		cli_jskip_space(jp);
 		if (jp->p >= jp->end || *jp->p != ':')
-			return e2v_jexpect(jp, "':'");
+			return cli_jexpect(jp, "':'");
 		jp->p++;
-		if (e2v_jvalue_parse(jp, &v->items[v->n - 1], depth + 1))
+		if (cli_jvalue_parse(jp, &v->items[v->n - 1], depth + 1))
 			return -1;
-		e2v_jskip_space(jp);
+		cli_jskip_space(jp);
 		if (jp->p < jp->end && *jp->p == ',') {
 			jp->p++;
 			continue;
@@ -374,67 +374,67 @@ static int e2v_jobject(struct e2v_jparser *jp, struct e2v_jvalue *v, int depth)
 			jp->p++;
 			return 0;
 		}
-		return e2v_jexpect(jp, "',' or '}'");
+		return cli_jexpect(jp, "',' or '}'");
 	}
 }
 
-static int e2v_jvalue_parse(struct e2v_jparser *jp, struct e2v_jvalue *v, int depth)
+static int cli_jvalue_parse(struct cli_jparser *jp, struct cli_jvalue *v, int depth)
 {
-	if (depth > E2V_JSON_PARSE_MAX_DEPTH)
-		return e2v_jfail(jp, "nested more than %d deep", E2V_JSON_PARSE_MAX_DEPTH);
-	e2v_jskip_space(jp);
+	if (depth > CLI_JSON_PARSE_MAX_DEPTH)
+		return cli_jfail(jp, "nested more than %d deep", CLI_JSON_PARSE_MAX_DEPTH);
+	cli_jskip_space(jp);
 	v->line = jp->line;
 	if (jp->p >= jp->end)
-		return e2v_jexpect(jp, "a value");
+		return cli_jexpect(jp, "a value");
 	switch (*jp->p) {
 	case '{':
-		return e2v_jobject(jp, v, depth);
+		return cli_jobject(jp, v, depth);
 	case '[':
-		return e2v_jarray(jp, v, depth);
+		return cli_jarray(jp, v, depth);
 	case '"':
-		v->type = E2V_JSTRING;
-		return e2v_jstring(jp, &v->str, &v->len);
+		v->type = CLI_JSTRING;
+		return cli_jstring(jp, &v->str, &v->len);
 	case 't':
-		v->type = E2V_JBOOL;
+		v->type = CLI_JBOOL;
 		v->boolean = 1;
-		return e2v_jliteral(jp, "true");
+		return cli_jliteral(jp, "true");
 	case 'f':
-		v->type = E2V_JBOOL;
-		return e2v_jliteral(jp, "false");
+		v->type = CLI_JBOOL;
+		return cli_jliteral(jp, "false");
 	case 'n':
-		v->type = E2V_JNULL;
-		return e2v_jliteral(jp, "null");
+		v->type = CLI_JNULL;
+		return cli_jliteral(jp, "null");
 	default:
 		if (*jp->p == '-' || (*jp->p >= '0' && *jp->p <= '9'))
-			return e2v_jnumber(jp, v);
-		return e2v_jexpect(jp, "a value");
+			return cli_jnumber(jp, v);
+		return cli_jexpect(jp, "a value");
 	}
 }
 
-int e2v_json_parse(const char *buf, size_t len, struct e2v_jvalue *out, unsigned long *line,
+int cli_json_parse(const char *buf, size_t len, struct cli_jvalue *out, unsigned long *line,
 		   char *why, size_t why_size)
 {
-	struct e2v_jparser jp = { buf, buf + len, 1, why, why_size, 0 };
+	struct cli_jparser jp = { buf, buf + len, 1, why, why_size, 0 };
 
 	memset(out, 0, sizeof(*out));
 	/* a byte order mark is not JSON's (RFC 8259, 8.1) */
-	if (!e2v_jvalue_parse(&jp, out, 0)) {
-		e2v_jskip_space(&jp);
+	if (!cli_jvalue_parse(&jp, out, 0)) {
+		cli_jskip_space(&jp);
 		if (jp.p < jp.end)
-			e2v_jexpect(&jp, "the end of the document");
+			cli_jexpect(&jp, "the end of the document");
 	}
 	*line = jp.line;
 	if (jp.failed) {
-		e2v_json_free(out);
+		cli_json_free(out);
 		return -1;
 	}
 	return 0;
 }
 
-void e2v_json_free(struct e2v_jvalue *v)
+void cli_json_free(struct cli_jvalue *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
-		e2v_json_free(&v->items[i]);
+		cli_json_free(&v->items[i]);
 		if (v->keys)
 			free(v->keys[i]);
 	}
@@ -444,9 +444,9 @@ void e2v_json_free(struct e2v_jvalue *v)
 	memset(v, 0, sizeof(*v));
 }
 
-const struct e2v_jvalue *e2v_json_member(const struct e2v_jvalue *obj, const char *key)
+const struct cli_jvalue *cli_json_member(const struct cli_jvalue *obj, const char *key)
 {
-	if (obj->type != E2V_JOBJECT)
+	if (obj->type != CLI_JOBJECT)
 		return NULL;
 	for (size_t i = 0; i < obj->n; i++)
 		if (strcmp(obj->keys[i], key) == 0)

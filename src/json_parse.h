@@ -5,23 +5,23 @@
 
 #include <stddef.h>
 
-enum e2v_jtype {
-	E2V_JNULL,
-	E2V_JBOOL,
-	E2V_JNUMBER,
-	E2V_JSTRING,
-	E2V_JARRAY,
-	E2V_JOBJECT,
+enum cli_jtype {
+	CLI_JNULL,
+	CLI_JBOOL,
+	CLI_JNUMBER,
+	CLI_JSTRING,
+	CLI_JARRAY,
+	CLI_JOBJECT,
 };
 
 /* One value of a parsed document; an object's members are @keys[i] -> @items[i] */
-struct e2v_jvalue {
-	enum e2v_jtype type;
+struct cli_jvalue {
+	enum cli_jtype type;
 	unsigned long line; /* where it starts, from 1 */
 	int boolean;
 	char *str;  /* a string, decoded to UTF-8 (never holding a NUL); a number's text */
 	size_t len; /* its length */
-	struct e2v_jvalue *items;
+	struct cli_jvalue *items;
 	char **keys;
 	size_t n;
 };
@@ -32,10 +32,10 @@ struct e2v_jvalue {
  * error, returns -1 with *@line the line it is on and @why (of @why_size
  * bytes) saying what is wrong; @out is then empty.
  */
-int e2v_json_parse(const char *buf, size_t len, struct e2v_jvalue *out, unsigned long *line,
+int cli_json_parse(const char *buf, size_t len, struct cli_jvalue *out, unsigned long *line,
 		   char *why, size_t why_size);
-void e2v_json_free(struct e2v_jvalue *v);
+void cli_json_free(struct cli_jvalue *v);
 /* An object's member, or NULL */
-const struct e2v_jvalue *e2v_json_member(const struct e2v_jvalue *obj, const char *key);
+const struct cli_jvalue *cli_json_member(const struct cli_jvalue *obj, const char *key);
 
 #endif /* E2VERITY_JSON_PARSE_H */

@@ -5,13 +5,13 @@
 
 #include "cmd.h"
 
-enum e2v_manifest_format {
-	E2V_MANIFEST_TEXT,    /* "sha256:<hex> <path>", as `fsverity digest` */
-	E2V_MANIFEST_COMPACT, /* "<hex>", as `fsverity digest --compact` */
-	E2V_MANIFEST_JSON,
+enum cli_manifest_format {
+	CLI_MANIFEST_TEXT,    /* "sha256:<hex> <path>", as `fsverity digest` */
+	CLI_MANIFEST_COMPACT, /* "<hex>", as `fsverity digest --compact` */
+	CLI_MANIFEST_JSON,
 };
 
-struct e2v_manifest_entry {
+struct cli_manifest_entry {
 	char *path;
 	ext2_ino_t ino;
 	struct e2verity_measurement m;
@@ -23,8 +23,8 @@ struct e2v_manifest_entry {
 	size_t ima_size;
 };
 
-struct e2v_manifest {
-	struct e2v_manifest_entry *v;
+struct cli_manifest {
+	struct cli_manifest_entry *v;
 	size_t n;
 };
 
@@ -32,31 +32,31 @@ struct e2v_manifest {
  * Every name of every inode marked in @want (a hard-linked file is listed
  * under each of its names), sorted by the bytes of the path.
  */
-errcode_t e2v_manifest_collect(ext2_filsys fs, const char *image, ext2fs_inode_bitmap want,
-			       struct e2v_manifest *mf);
+errcode_t cli_manifest_collect(ext2_filsys fs, const char *image, ext2fs_inode_bitmap want,
+			       struct cli_manifest *mf);
 /* Appends one entry (in the caller's order). */
-errcode_t e2v_manifest_add(struct e2v_manifest *mf, const char *path, ext2_ino_t ino);
+errcode_t cli_manifest_add(struct cli_manifest *mf, const char *path, ext2_ino_t ino);
 /* Reads the stored descriptor of every entry; returns how many failed (each reported). */
-unsigned int e2v_manifest_measure(ext2_filsys fs, struct e2v_manifest *mf);
+unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf);
 /*
- * Writes the entries measured without error: lines by e2v_digest_line() in
+ * Writes the entries measured without error: lines by cli_digest_line() in
  * its @form, bare hex (of what a signature of @form signs), or one JSON
  * document.
  */
-void e2v_manifest_write(FILE *f, enum e2v_manifest_format format, int form, const char *image,
-			const struct e2v_manifest *mf);
+void cli_manifest_write(FILE *f, enum cli_manifest_format format, int form, const char *image,
+			const struct cli_manifest *mf);
 /*
  * @by_ino holds one measured entry per inode; @out gets every name of each of
  * them in @fs, sorted, with the measurement copied.
  */
-errcode_t e2v_manifest_names(ext2_filsys fs, const char *image, const struct e2v_manifest *by_ino,
-			     struct e2v_manifest *out);
-void e2v_manifest_free(struct e2v_manifest *mf);
+errcode_t cli_manifest_names(ext2_filsys fs, const char *image, const struct cli_manifest *by_ino,
+			     struct cli_manifest *out);
+void cli_manifest_free(struct cli_manifest *mf);
 
 /* ---- manifest_read.c: a manifest read back (check --manifest, diff) ------------------------ */
 
 /* One path of a manifest, with what it records */
-struct e2v_listed {
+struct cli_listed {
 	char *path;	    /* unescaped: the name's bytes */
 	unsigned long line; /* where it is in the manifest */
 	unsigned int alg;   /* E2VERITY_HASH_* */
@@ -69,18 +69,18 @@ struct e2v_listed {
 };
 
 /* What is wrong with a manifest: a malformed line, or a path listed twice */
-struct e2v_listing_problem {
+struct cli_listing_problem {
 	unsigned int code; /* E2VERITY_PR_MANIFEST_MALFORMED or _DUPLICATE */
 	unsigned long line, first_line;
 	char *why;
 };
 
-struct e2v_listing {
+struct cli_listing {
 	const char *name; /* as given; "-" is standard input */
 	int json;
-	struct e2v_listed *v; /* sorted by the bytes of the path */
+	struct cli_listed *v; /* sorted by the bytes of the path */
 	size_t n;
-	struct e2v_listing_problem *problems;
+	struct cli_listing_problem *problems;
 	size_t nproblems;
 };
 
@@ -92,9 +92,9 @@ struct e2v_listing {
  * line (the first ones) and kept in @l->problems; a manifest with problems is
  * not to be used.  Returns 0, or -1 when it cannot be read at all (said).
  */
-int e2v_listing_read(const char *name, struct e2v_listing *l);
+int cli_listing_read(const char *name, struct cli_listing *l);
 /* The entry of @path, or NULL */
-const struct e2v_listed *e2v_listing_find(const struct e2v_listing *l, const char *path);
-void e2v_listing_free(struct e2v_listing *l);
+const struct cli_listed *cli_listing_find(const struct cli_listing *l, const char *path);
+void cli_listing_free(struct cli_listing *l);
 
 #endif /* E2VERITY_MANIFEST_H */

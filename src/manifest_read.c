@@ -13,15 +13,15 @@
 #include "names.h"
 
 /* a manifest of a million files is about 150 MB: ten times that is not one */
-#define E2V_MANIFEST_MAX (1ULL << 30)
+#define CLI_MANIFEST_MAX (1ULL << 30)
 /* problems printed before the rest are only counted */
-#define E2V_MANIFEST_SHOWN 20
+#define CLI_MANIFEST_SHOWN 20
 
 /* "FSVerity", le16 algorithm, le16 digest size: struct fsverity_formatted_digest */
-#define E2V_FORMATTED_MAGIC "FSVerity"
-#define E2V_FORMATTED_HEADER 12
+#define CLI_FORMATTED_MAGIC "FSVerity"
+#define CLI_FORMATTED_HEADER 12
 
-void e2v_listing_free(struct e2v_listing *l)
+void cli_listing_free(struct cli_listing *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].path);
@@ -35,15 +35,15 @@ void e2v_listing_free(struct e2v_listing *l)
 }
 
 /* Notes one problem of the manifest; the first ones are said at once. */
-static int e2v_listing_problem(struct e2v_listing *l, unsigned int code, unsigned long line,
+static int cli_listing_problem(struct cli_listing *l, unsigned int code, unsigned long line,
 			       unsigned long first_line, const char *why)
 {
-	struct e2v_listing_problem *p;
+	struct cli_listing_problem *p;
 	struct e2verity_finding f = { .value = line, .expected = first_line };
 	size_t cap = l->nproblems;
 	char msg[256];
 
-	if (e2v_grow((void **)&l->problems, &cap, l->nproblems, sizeof(*p)))
+	if (cli_grow((void **)&l->problems, &cap, l->nproblems, sizeof(*p)))
 		return -1;
 	p = &l->problems[l->nproblems++];
 	p->code = code;
@@ -52,15 +52,15 @@ static int e2v_listing_problem(struct e2v_listing *l, unsigned int code, unsigne
 	p->why = strdup(why);
 	f.problem = e2verity_problem_lookup(code);
 	e2verity_finding_format(&f, msg, sizeof(msg));
-	if (l->nproblems <= E2V_MANIFEST_SHOWN)
-		fprintf(stderr, "%s: %s: %s %s: %s: %s\n", e2v_prog,
-			strcmp(l->name, "-") ? e2v_name(l->name) : "(standard input)",
+	if (l->nproblems <= CLI_MANIFEST_SHOWN)
+		fprintf(stderr, "%s: %s: %s %s: %s: %s\n", cli_prog,
+			strcmp(l->name, "-") ? cli_name(l->name) : "(standard input)",
 			e2verity_severity_name(f.problem->severity), f.problem->id, msg, why);
 	return p->why ? 0 : -1;
 }
 
-/* The whole file (or standard input), NUL-terminated; at most E2V_MANIFEST_MAX bytes. */
-static errcode_t e2v_slurp(const char *name, char **buf, size_t *len)
+/* The whole file (or standard input), NUL-terminated; at most CLI_MANIFEST_MAX bytes. */
+static errcode_t cli_slurp(const char *name, char **buf, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;
 	int fd = strcmp(name, "-") == 0 ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
@@ -77,7 +77,7 @@ static errcode_t e2v_slurp(const char *name, char **buf, size_t *len)
 	}
 	for (;;) {
 		if (n + 1 >= cap) {
-			if (cap >= E2V_MANIFEST_MAX) {
+			if (cap >= CLI_MANIFEST_MAX) {
 				err = EFBIG;
 				goto out;
 			}
@@ -112,7 +112,7 @@ out:
 }
 
 /* "sha256:<hex>" into @e; NULL, or what is wrong */
-static const char *e2v_parse_alg_digest(const char *s, size_t len, struct e2v_listed *e)
+static const char *cli_parse_alg_digest(const char *s, size_t len, struct cli_listed *e)
 {
 	const char *colon = memchr(s, ':', len);
 	const struct e2verity_hash_alg *a;
@@ -133,14 +133,14 @@ static const char *e2v_parse_alg_digest(const char *s, size_t len, struct e2v_li
 						      : "a sha512 digest is 128 hex digits";
 	memcpy(hex, colon + 1, hlen);
 	hex[hlen] = '\0';
-	if (e2v_hex2bin(hex, e->digest, sizeof(e->digest)) != (int)a->digest_size)
+	if (cli_hex2bin(hex, e->digest, sizeof(e->digest)) != (int)a->digest_size)
 		return "the digest is not hex";
 	e->alg = a->num;
 	return NULL;
 }
 
 /* The hex of a struct fsverity_formatted_digest (the --for-builtin-sig form) into @e */
-static const char *e2v_parse_formatted(const char *s, size_t len, struct e2v_listed *e)
+static const char *cli_parse_formatted(const char *s, size_t len, struct cli_listed *e)
 {
 	uint8_t bin[E2VERITY_FORMATTED_DIGEST_MAX];
 	char hex[2 * E2VERITY_FORMATTED_DIGEST_MAX + 1];
@@ -151,16 +151,16 @@ static const char *e2v_parse_formatted(const char *s, size_t len, struct e2v_lis
 		return "the digest is neither ALG:HEX nor a formatted digest's hex";
 	memcpy(hex, s, len);
 	hex[len] = '\0';
-	n = e2v_hex2bin(hex, bin, sizeof(bin));
-	if (n < E2V_FORMATTED_HEADER || memcmp(bin, E2V_FORMATTED_MAGIC, 8) != 0)
+	n = cli_hex2bin(hex, bin, sizeof(bin));
+	if (n < CLI_FORMATTED_HEADER || memcmp(bin, CLI_FORMATTED_MAGIC, 8) != 0)
 		return "the digest is neither ALG:HEX nor a formatted digest's hex";
 	a = e2verity_hash_alg_by_num(bin[8] | bin[9] << 8);
 	if (!a)
 		return "the formatted digest names an unknown hash algorithm";
 	if ((unsigned int)(bin[10] | bin[11] << 8) != a->digest_size ||
-	    (unsigned int)n != E2V_FORMATTED_HEADER + a->digest_size)
+	    (unsigned int)n != CLI_FORMATTED_HEADER + a->digest_size)
 		return "the formatted digest's size does not fit its algorithm";
-	memcpy(e->digest, bin + E2V_FORMATTED_HEADER, a->digest_size);
+	memcpy(e->digest, bin + CLI_FORMATTED_HEADER, a->digest_size);
 	e->alg = a->num;
 	return NULL;
 }
@@ -169,7 +169,7 @@ static const char *e2v_parse_formatted(const char *s, size_t len, struct e2v_lis
  * A path as the writers write them: absolute, canonical (no "//", ".", "..",
  * or '/' at the end), not the root.  NULL, or what is wrong.
  */
-static const char *e2v_judge_path(const char *path)
+static const char *cli_judge_path(const char *path)
 {
 	char *copy;
 	int same;
@@ -181,66 +181,66 @@ static const char *e2v_judge_path(const char *path)
 	copy = strdup(path);
 	if (!copy)
 		return "out of memory";
-	same = e2v_normalize_path(copy) == 0 && strcmp(copy, path) == 0;
+	same = cli_normalize_path(copy) == 0 && strcmp(copy, path) == 0;
 	free(copy);
 	if (!same || path[strlen(path) - 1] == '/')
 		return "the path is not canonical ('//', '.', '..' or a trailing '/')";
 	return NULL;
 }
 
-static int e2v_listing_add(struct e2v_listing *l, size_t *cap, const struct e2v_listed *e)
+static int cli_listing_add(struct cli_listing *l, size_t *cap, const struct cli_listed *e)
 {
-	if (e2v_grow((void **)&l->v, cap, l->n, sizeof(*l->v)))
+	if (cli_grow((void **)&l->v, cap, l->n, sizeof(*l->v)))
 		return -1;
 	l->v[l->n++] = *e;
 	return 0;
 }
 
 /* One text line (without its newline): "ALG:HEX PATH" or "FORMATTED_HEX PATH" */
-static int e2v_text_line(struct e2v_listing *l, size_t *cap, char *s, size_t len,
+static int cli_text_line(struct cli_listing *l, size_t *cap, char *s, size_t len,
 			 unsigned long line)
 {
-	struct e2v_listed e = { .line = line };
+	struct cli_listed e = { .line = line };
 	const char *why;
 	char *sp, *path;
 	ssize_t bad;
 
 	if (memchr(s, '\0', len))
-		return e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0,
+		return cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0,
 					   "a NUL byte");
 	sp = memchr(s, ' ', len);
 	if (!sp)
-		return e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0,
+		return cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0,
 					   "no path: lines are 'ALG:HEX /PATH' (a --compact "
 					   "manifest names no files)");
-	why = memchr(s, ':', sp - s) ? e2v_parse_alg_digest(s, sp - s, &e)
-				     : e2v_parse_formatted(s, sp - s, &e);
+	why = memchr(s, ':', sp - s) ? cli_parse_alg_digest(s, sp - s, &e)
+				     : cli_parse_formatted(s, sp - s, &e);
 	if (why)
-		return e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0, why);
+		return cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0, why);
 	path = sp + 1;
 	s[len] = '\0';
 	for (const char *p = path; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0,
+			return cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0,
 						   "a raw control byte in the path (names are "
 						   "written escaped)");
-	bad = e2v_unescape(path);
+	bad = cli_unescape(path);
 	if (bad >= 0)
-		return e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0,
+		return cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0,
 					   "a backslash in the path starts no escape ('\\\\', "
 					   "'\\n', '\\t', '\\xHH')");
-	why = e2v_judge_path(path);
+	why = cli_judge_path(path);
 	if (why)
-		return e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0, why);
+		return cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0, why);
 	e.path = strdup(path);
-	if (!e.path || e2v_listing_add(l, cap, &e)) {
+	if (!e.path || cli_listing_add(l, cap, &e)) {
 		free(e.path);
 		return -1;
 	}
 	return 0;
 }
 
-static int e2v_read_text(struct e2v_listing *l, char *buf, size_t len)
+static int cli_read_text(struct cli_listing *l, char *buf, size_t len)
 {
 	unsigned long line = 0;
 	size_t cap = 0;
@@ -252,7 +252,7 @@ static int e2v_read_text(struct e2v_listing *l, char *buf, size_t len)
 
 		line++;
 		/* an empty line says nothing; anything else must be a whole entry */
-		if (n && e2v_text_line(l, &cap, s, n, line))
+		if (n && cli_text_line(l, &cap, s, n, line))
 			return -1;
 		s += n + 1;
 	}
@@ -260,47 +260,47 @@ static int e2v_read_text(struct e2v_listing *l, char *buf, size_t len)
 }
 
 /* One member of the "files" array of a JSON manifest (or of check --json) */
-static int e2v_json_entry(struct e2v_listing *l, size_t *cap, const struct e2v_jvalue *o)
+static int cli_json_entry(struct cli_listing *l, size_t *cap, const struct cli_jvalue *o)
 {
-	const struct e2v_jvalue *path = e2v_json_member(o, "path"),
-				*hexpath = e2v_json_member(o, "path_hex"),
-				*digest = e2v_json_member(o, "digest"),
-				*alg = e2v_json_member(o, "hash_algorithm"),
-				*bs = e2v_json_member(o, "block_size"),
-				*salt = e2v_json_member(o, "salt");
-	struct e2v_listed e = { .line = o->line };
+	const struct cli_jvalue *path = cli_json_member(o, "path"),
+				*hexpath = cli_json_member(o, "path_hex"),
+				*digest = cli_json_member(o, "digest"),
+				*alg = cli_json_member(o, "hash_algorithm"),
+				*bs = cli_json_member(o, "block_size"),
+				*salt = cli_json_member(o, "salt");
+	struct cli_listed e = { .line = o->line };
 	const char *why = NULL;
 	uint64_t v;
 	int n;
 
-	if (o->type != E2V_JOBJECT)
+	if (o->type != CLI_JOBJECT)
 		why = "an entry of \"files\" is not an object";
-	else if (hexpath && (hexpath->type != E2V_JSTRING || !hexpath->len ||
+	else if (hexpath && (hexpath->type != CLI_JSTRING || !hexpath->len ||
 			     !(e.path = malloc(hexpath->len / 2 + 1)) ||
-			     e2v_hex2bin(hexpath->str, (uint8_t *)e.path, hexpath->len / 2) !=
+			     cli_hex2bin(hexpath->str, (uint8_t *)e.path, hexpath->len / 2) !=
 				     (int)(hexpath->len / 2) ||
 			     memchr(e.path, '\0', hexpath->len / 2)))
 		why = "\"path_hex\" is not the hex of a name";
-	else if (!hexpath && (!path || path->type != E2V_JSTRING))
+	else if (!hexpath && (!path || path->type != CLI_JSTRING))
 		why = "no \"path\" string";
-	else if (!digest || digest->type != E2V_JSTRING)
+	else if (!digest || digest->type != CLI_JSTRING)
 		why = "no \"digest\" string (the file was not measured)";
 	else
-		why = e2v_parse_alg_digest(digest->str, digest->len, &e);
+		why = cli_parse_alg_digest(digest->str, digest->len, &e);
 	if (!why && alg &&
-	    (alg->type != E2V_JSTRING || !e2verity_hash_alg_by_name(alg->str) ||
+	    (alg->type != CLI_JSTRING || !e2verity_hash_alg_by_name(alg->str) ||
 	     e2verity_hash_alg_by_name(alg->str)->num != e.alg))
 		why = "\"hash_algorithm\" is not the digest's";
 	if (!why && bs) {
-		if (bs->type != E2V_JNUMBER ||
-		    e2v_parse_u64(bs->str, E2VERITY_MAX_BLOCK_SIZE, &v) ||
+		if (bs->type != CLI_JNUMBER ||
+		    cli_parse_u64(bs->str, E2VERITY_MAX_BLOCK_SIZE, &v) ||
 		    v < E2VERITY_MIN_BLOCK_SIZE || (v & (v - 1)))
 			why = "\"block_size\" is not a power of 2 from 1024 to 65536";
 		else
 			e.block_size = v;
 	}
 	if (!why && salt) {
-		n = salt->type == E2V_JSTRING ? e2v_hex2bin(salt->str, e.salt, sizeof(e.salt)) : -1;
+		n = salt->type == CLI_JSTRING ? cli_hex2bin(salt->str, e.salt, sizeof(e.salt)) : -1;
 		if (n < 0)
 			why = "\"salt\" is not hex of at most 32 bytes";
 		e.salt_size = n < 0 ? 0 : n;
@@ -311,48 +311,48 @@ static int e2v_json_entry(struct e2v_listing *l, size_t *cap, const struct e2v_j
 	else if (!why && !(e.path = strdup(path->str)))
 		why = "out of memory";
 	if (!why)
-		why = e2v_judge_path(e.path);
+		why = cli_judge_path(e.path);
 	if (why) {
 		free(e.path);
-		return e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, o->line, 0, why);
+		return cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, o->line, 0, why);
 	}
-	if (e2v_listing_add(l, cap, &e)) {
+	if (cli_listing_add(l, cap, &e)) {
 		free(e.path);
 		return -1;
 	}
 	return 0;
 }
 
-static int e2v_read_json(struct e2v_listing *l, const char *buf, size_t len)
+static int cli_read_json(struct cli_listing *l, const char *buf, size_t len)
 {
-	const struct e2v_jvalue *files;
-	struct e2v_jvalue doc;
+	const struct cli_jvalue *files;
+	struct cli_jvalue doc;
 	unsigned long line;
 	size_t cap = 0;
 	char why[256];
 	int ret = 0;
 
-	if (e2v_json_parse(buf, len, &doc, &line, why, sizeof(why)))
-		return e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0, why);
-	files = e2v_json_member(&doc, "files");
-	if (!files || files->type != E2V_JARRAY)
-		ret = e2v_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, doc.line, 0,
+	if (cli_json_parse(buf, len, &doc, &line, why, sizeof(why)))
+		return cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, line, 0, why);
+	files = cli_json_member(&doc, "files");
+	if (!files || files->type != CLI_JARRAY)
+		ret = cli_listing_problem(l, E2VERITY_PR_MANIFEST_MALFORMED, doc.line, 0,
 					  "no \"files\" array");
-	for (size_t i = 0; files && files->type == E2V_JARRAY && i < files->n && !ret; i++)
-		ret = e2v_json_entry(l, &cap, &files->items[i]);
-	e2v_json_free(&doc);
+	for (size_t i = 0; files && files->type == CLI_JARRAY && i < files->n && !ret; i++)
+		ret = cli_json_entry(l, &cap, &files->items[i]);
+	cli_json_free(&doc);
 	return ret;
 }
 
-static int e2v_listed_cmp(const void *a, const void *b)
+static int cli_listed_cmp(const void *a, const void *b)
 {
-	const struct e2v_listed *x = a, *y = b;
+	const struct cli_listed *x = a, *y = b;
 	int c = strcmp(x->path, y->path);
 
 	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-const struct e2v_listed *e2v_listing_find(const struct e2v_listing *l, const char *path)
+const struct cli_listed *cli_listing_find(const struct cli_listing *l, const char *path)
 {
 	size_t lo = 0, hi = l->n;
 
@@ -370,7 +370,7 @@ const struct e2v_listed *e2v_listing_find(const struct e2v_listing *l, const cha
 	return NULL;
 }
 
-int e2v_listing_read(const char *name, struct e2v_listing *l)
+int cli_listing_read(const char *name, struct cli_listing *l)
 {
 	const char *s;
 	char *buf = NULL;
@@ -380,33 +380,33 @@ int e2v_listing_read(const char *name, struct e2v_listing *l)
 
 	memset(l, 0, sizeof(*l));
 	l->name = name;
-	err = e2v_slurp(name, &buf, &len);
+	err = cli_slurp(name, &buf, &len);
 	if (err) {
-		e2v_error(err, "while reading the manifest '%s'", e2v_name(name));
+		cli_error(err, "while reading the manifest '%s'", cli_name(name));
 		return -1;
 	}
 	for (s = buf; *s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'; s++)
 		;
 	l->json = *s == '{';
-	ret = l->json ? e2v_read_json(l, buf, len) : e2v_read_text(l, buf, len);
+	ret = l->json ? cli_read_json(l, buf, len) : cli_read_text(l, buf, len);
 	free(buf);
 	if (ret) {
-		e2v_error(ENOMEM, "while reading the manifest '%s'", e2v_name(name));
+		cli_error(ENOMEM, "while reading the manifest '%s'", cli_name(name));
 		return -1;
 	}
 	/* one path twice: which digest is meant would be a guess */
 	if (l->n)
-		qsort(l->v, l->n, sizeof(*l->v), e2v_listed_cmp);
+		qsort(l->v, l->n, sizeof(*l->v), cli_listed_cmp);
 	for (size_t i = 1; i < l->n; i++)
 		if (strcmp(l->v[i].path, l->v[i - 1].path) == 0 &&
-		    e2v_listing_problem(l, E2VERITY_PR_MANIFEST_DUPLICATE, l->v[i].line,
-					l->v[i - 1].line, e2v_name(l->v[i].path)))
+		    cli_listing_problem(l, E2VERITY_PR_MANIFEST_DUPLICATE, l->v[i].line,
+					l->v[i - 1].line, cli_name(l->v[i].path)))
 			return -1;
-	if (l->nproblems > E2V_MANIFEST_SHOWN)
-		fprintf(stderr, "%s: %s: %zu problems in all\n", e2v_prog, e2v_name(name),
+	if (l->nproblems > CLI_MANIFEST_SHOWN)
+		fprintf(stderr, "%s: %s: %zu problems in all\n", cli_prog, cli_name(name),
 			l->nproblems);
 	if (!l->nproblems && !l->n)
-		fprintf(stderr, "%s: warning: the manifest '%s' lists no files\n", e2v_prog,
-			e2v_name(name));
+		fprintf(stderr, "%s: warning: the manifest '%s' lists no files\n", cli_prog,
+			cli_name(name));
 	return 0;
 }

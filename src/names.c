@@ -15,11 +15,11 @@
  * @trailing: the byte is among the spaces that end the name; @component: a
  * '/' and a NUL are escaped too (a directory entry's name, shown whole).
  */
-static int e2v_escape_one(const char *s, int trailing, int component, char out[5], int *n)
+static int cli_escape_one(const char *s, int trailing, int component, char out[5], int *n)
 {
 	unsigned char c = *s;
 
-	*n = e2v_utf8_seq(s);
+	*n = cli_utf8_seq(s);
 	if (c == '\\' || c == '\n' || c == '\t') {
 		out[0] = '\\';
 		out[1] = c == '\\' ? '\\' : c == '\n' ? 'n' : 't';
@@ -40,7 +40,7 @@ static int e2v_escape_one(const char *s, int trailing, int component, char out[5
 }
 
 /* Calls @emit for each piece of the escaped form of the @len bytes at @name. */
-static void e2v_escape_each(const char *name, size_t len, int component,
+static void cli_escape_each(const char *name, size_t len, int component,
 			    void (*emit)(void *ctx, const char *p, size_t len), void *ctx)
 {
 	size_t tail = len;
@@ -51,8 +51,8 @@ static void e2v_escape_each(const char *name, size_t len, int component,
 	for (size_t i = 0; i < len;) {
 		int n;
 
-		/* e2v_utf8_seq() stops at a NUL: a sequence never runs past @len */
-		if (e2v_escape_one(name + i, i >= tail, component, esc, &n)) {
+		/* cli_utf8_seq() stops at a NUL: a sequence never runs past @len */
+		if (cli_escape_one(name + i, i >= tail, component, esc, &n)) {
 			emit(ctx, esc, strlen(esc));
 			i++;
 		} else {
@@ -62,52 +62,52 @@ static void e2v_escape_each(const char *name, size_t len, int component,
 	}
 }
 
-static void e2v_emit_file(void *ctx, const char *p, size_t len)
+static void cli_emit_file(void *ctx, const char *p, size_t len)
 {
 	fwrite(p, 1, len, ctx);
 }
 
-void e2v_write_name(FILE *f, const char *name)
+void cli_write_name(FILE *f, const char *name)
 {
-	e2v_escape_each(name, strlen(name), 0, e2v_emit_file, f);
+	cli_escape_each(name, strlen(name), 0, cli_emit_file, f);
 }
 
-struct e2v_strbuf {
+struct cli_strbuf {
 	char *p;
 	size_t len;
 };
 
-static void e2v_emit_buf(void *ctx, const char *p, size_t len)
+static void cli_emit_buf(void *ctx, const char *p, size_t len)
 {
-	struct e2v_strbuf *b = ctx;
+	struct cli_strbuf *b = ctx;
 
 	if (b->p)
 		memcpy(b->p + b->len, p, len);
 	b->len += len;
 }
 
-static char *e2v_escape_len(const char *name, size_t len, int component)
+static char *cli_escape_len(const char *name, size_t len, int component)
 {
-	struct e2v_strbuf b = { NULL, 0 };
+	struct cli_strbuf b = { NULL, 0 };
 
-	e2v_escape_each(name, len, component, e2v_emit_buf, &b);
+	cli_escape_each(name, len, component, cli_emit_buf, &b);
 	b.p = malloc(b.len + 1);
 	if (!b.p)
 		return NULL;
 	b.len = 0;
-	e2v_escape_each(name, len, component, e2v_emit_buf, &b);
+	cli_escape_each(name, len, component, cli_emit_buf, &b);
 	b.p[b.len] = '\0';
 	return b.p;
 }
 
-char *e2v_escape(const char *name)
+char *cli_escape(const char *name)
 {
-	return e2v_escape_len(name, strlen(name), 0);
+	return cli_escape_len(name, strlen(name), 0);
 }
 
-char *e2v_escape_component(const char *name, size_t len)
+char *cli_escape_component(const char *name, size_t len)
 {
-	return e2v_escape_len(name, len, 1);
+	return cli_escape_len(name, len, 1);
 }
 
 /*
@@ -115,26 +115,26 @@ char *e2v_escape_component(const char *name, size_t len)
  * escaped names live until later calls take their slot.  Only the main
  * thread prints.
  */
-#define E2V_NAME_SLOTS 8
+#define CLI_NAME_SLOTS 8
 
-const char *e2v_name(const char *name)
+const char *cli_name(const char *name)
 {
-	static char *slot[E2V_NAME_SLOTS];
+	static char *slot[CLI_NAME_SLOTS];
 	static unsigned int next;
 	char *p;
 
 	if (!name)
 		return "(null)";
-	p = e2v_escape(name);
+	p = cli_escape(name);
 	if (!p)
 		return "(a name: out of memory)";
 	free(slot[next]);
 	slot[next] = p;
-	next = (next + 1) % E2V_NAME_SLOTS;
+	next = (next + 1) % CLI_NAME_SLOTS;
 	return p;
 }
 
-int e2v_hex_digit(char c)
+int cli_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -145,7 +145,7 @@ int e2v_hex_digit(char c)
 	return -1;
 }
 
-ssize_t e2v_unescape(char *s)
+ssize_t cli_unescape(char *s)
 {
 	char *r = s, *w = s;
 
@@ -167,8 +167,8 @@ ssize_t e2v_unescape(char *s)
 			*w++ = '\t';
 			break;
 		case 'x':
-			hi = e2v_hex_digit(r[2]);
-			lo = hi < 0 ? -1 : e2v_hex_digit(r[3]);
+			hi = cli_hex_digit(r[2]);
+			lo = hi < 0 ? -1 : cli_hex_digit(r[3]);
 			/* \x00 would end the name early: a different file, silently */
 			if (lo < 0 || (hi | lo) == 0)
 				return r - s;
@@ -184,12 +184,12 @@ ssize_t e2v_unescape(char *s)
 	return -1;
 }
 
-int e2v_dirent_name_bad(const char *name, int len)
+int cli_dirent_name_bad(const char *name, int len)
 {
 	return len == 0 || memchr(name, '/', len) || memchr(name, '\0', len);
 }
 
-int e2v_path_contained(const char *path)
+int cli_path_contained(const char *path)
 {
 	const char *p = path;
 
@@ -206,14 +206,14 @@ int e2v_path_contained(const char *path)
 	return 1;
 }
 
-void e2v_json_name(struct e2v_json *j, const char *key, const char *name)
+void cli_json_name(struct cli_json *j, const char *key, const char *name)
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t len = strlen(name);
 	char *hex, *hkey;
 
-	e2v_json_string(j, key, name);
-	if (e2v_utf8_valid(name))
+	cli_json_string(j, key, name);
+	if (cli_utf8_valid(name))
 		return;
 	/* JSON strings are Unicode: the bytes themselves, so no name can be mistaken */
 	hex = malloc(2 * len + 1);
@@ -225,7 +225,7 @@ void e2v_json_name(struct e2v_json *j, const char *key, const char *name)
 		}
 		hex[2 * len] = '\0';
 		sprintf(hkey, "%s_hex", key);
-		e2v_json_string(j, hkey, hex);
+		cli_json_string(j, hkey, hex);
 	}
 	free(hkey);
 	free(hex);

@@ -16,42 +16,42 @@
  * is.  Two names never print alike, nothing printed moves a terminal's
  * cursor, and `read -r` keeps the whole name; bash's printf '%b' decodes it.
  */
-void e2v_write_name(FILE *f, const char *name);
+void cli_write_name(FILE *f, const char *name);
 /* The escaped form, malloc'd; NULL when out of memory. */
-char *e2v_escape(const char *name);
+char *cli_escape(const char *name);
 /* A directory entry's name of @len bytes, escaped, its '/' and NUL bytes as \xHH too. */
-char *e2v_escape_component(const char *name, size_t len);
+char *cli_escape_component(const char *name, size_t len);
 /*
  * The escaped form for a message or a line: valid until a few later calls
  * (enough for the names of one message); never NULL.
  */
-const char *e2v_name(const char *name);
+const char *cli_name(const char *name);
 
 /* The value of one hexadecimal digit, either case; -1 for any other character */
-int e2v_hex_digit(char c);
+int cli_hex_digit(char c);
 
 /*
  * Reads an escaped name back, in place: -1, or the offset of the first
  * backslash that does not start '\\', '\n', '\t' or '\xHH' (HH not 00).
  */
-ssize_t e2v_unescape(char *s);
+ssize_t cli_unescape(char *s);
 
 /*
  * 1 if a directory entry's name cannot be joined into a path: empty, or a
  * '/' or a NUL in it (e2fsck repairs such names).  "." and ".." are never
  * joined either: every walk skips them, wherever they are.
  */
-int e2v_dirent_name_bad(const char *name, int len);
+int cli_dirent_name_bad(const char *name, int len);
 /*
  * 1 if no component of @path is "." or "..": joined to a directory on the
  * host, it stays inside that directory.
  */
-int e2v_path_contained(const char *path);
+int cli_path_contained(const char *path);
 
 /*
  * A name in JSON: the string @key, and when the name is not valid UTF-8 (a
  * JSON string cannot carry its bytes) "@key_hex" with the bytes in hex.
  */
-void e2v_json_name(struct e2v_json *j, const char *key, const char *name);
+void cli_json_name(struct cli_json *j, const char *key, const char *name);
 
 #endif /* E2VERITY_NAMES_H */

@@ -13,10 +13,10 @@
 
 #include "cmd.h"
 
-static void e2v_out_why(struct e2v_outfile *o, const char *fmt, ...)
+static void cli_out_why(struct cli_outfile *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void e2v_out_why(struct e2v_outfile *o, const char *fmt, ...)
+static void cli_out_why(struct cli_outfile *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -25,7 +25,7 @@ static void e2v_out_why(struct e2v_outfile *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *e2v_tmpdir(void)
+const char *cli_tmpdir(void)
 {
 	const char *t = getenv("TMPDIR");
 
@@ -33,7 +33,7 @@ const char *e2v_tmpdir(void)
 }
 
 /* The directory part of @path ("." for a bare name); NULL without memory. */
-static char *e2v_dir_of(const char *path)
+static char *cli_dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -49,7 +49,7 @@ static char *e2v_dir_of(const char *path)
  * would follow them, also when the last one points to nothing yet (then the
  * file is created there).
  */
-static errcode_t e2v_follow_links(const char *path, char **target)
+static errcode_t cli_follow_links(const char *path, char **target)
 {
 	char *p = strdup(path), *link = NULL, *dir, *next;
 	struct stat st;
@@ -76,7 +76,7 @@ static errcode_t e2v_follow_links(const char *path, char **target)
 			return err;
 		}
 		link[n] = '\0';
-		dir = strchr(p, '/') && link[0] != '/' ? e2v_dir_of(p) : NULL;
+		dir = strchr(p, '/') && link[0] != '/' ? cli_dir_of(p) : NULL;
 		if (dir) {
 			if (asprintf(&next, "%s/%s", dir, link) < 0)
 				next = NULL;
@@ -92,12 +92,12 @@ static errcode_t e2v_follow_links(const char *path, char **target)
 	return ENOMEM;
 }
 
-static void e2v_proc_fd(char *buf, size_t size, int fd)
+static void cli_proc_fd(char *buf, size_t size, int fd)
 {
 	snprintf(buf, size, "/proc/self/fd/%d", fd);
 }
 
-int e2v_tmpfile(const char *dir, mode_t mode, char **name)
+int cli_tmpfile(const char *dir, mode_t mode, char **name)
 {
 	char proc[32], *tmpl;
 	int fd;
@@ -107,7 +107,7 @@ int e2v_tmpfile(const char *dir, mode_t mode, char **name)
 	/* no name at all: gone with the process, however it ends */
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
 	if (fd >= 0) {
-		e2v_proc_fd(proc, sizeof(proc), fd);
+		cli_proc_fd(proc, sizeof(proc), fd);
 		if (!name || access(proc, F_OK) == 0) {
 			if (name && !(*name = strdup(proc))) {
 				close(fd);
@@ -144,7 +144,7 @@ int e2v_tmpfile(const char *dir, mode_t mode, char **name)
  * clears set-id bits), then its extended attributes (the ACLs among them),
  * then its mode.  Security labels are the policy's to give.
  */
-static errcode_t e2v_copy_attrs(struct e2v_outfile *o)
+static errcode_t cli_copy_attrs(struct cli_outfile *o)
 {
 	char *names = NULL, *val = NULL;
 	ssize_t len, vlen;
@@ -153,7 +153,7 @@ static errcode_t e2v_copy_attrs(struct e2v_outfile *o)
 	if ((o->st.st_uid != geteuid() || o->st.st_gid != getegid()) &&
 	    fchown(o->fd, o->st.st_uid, o->st.st_gid) < 0) {
 		err = errno;
-		e2v_out_why(o, " (owned by %u:%u, which a new file of this user cannot be)",
+		cli_out_why(o, " (owned by %u:%u, which a new file of this user cannot be)",
 			    (unsigned int)o->st.st_uid, (unsigned int)o->st.st_gid);
 		return err;
 	}
@@ -181,8 +181,8 @@ static errcode_t e2v_copy_attrs(struct e2v_outfile *o)
 			continue;
 		if (fsetxattr(o->fd, n, val, vlen, 0) < 0 && strncmp(n, "security.", 9) != 0) {
 			err = errno;
-			e2v_out_why(o, " (its attribute '%s' cannot be given to a new file)",
-				    e2v_name(n));
+			cli_out_why(o, " (its attribute '%s' cannot be given to a new file)",
+				    cli_name(n));
 		}
 	}
 	free(val);
@@ -193,24 +193,24 @@ static errcode_t e2v_copy_attrs(struct e2v_outfile *o)
 }
 
 /* The content goes to a file without a name, copied into @o->out at the commit. */
-static errcode_t e2v_open_in_place(struct e2v_outfile *o)
+static errcode_t cli_open_in_place(struct cli_outfile *o)
 {
 	o->out = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (o->out < 0)
 		return errno;
-	o->fd = e2v_tmpfile(e2v_tmpdir(), 0600, NULL);
+	o->fd = cli_tmpfile(cli_tmpdir(), 0600, NULL);
 	if (o->fd < 0) {
 		errcode_t err = errno;
 
-		e2v_out_why(o, " (no temporary file in '%s')", e2v_name(e2v_tmpdir()));
+		cli_out_why(o, " (no temporary file in '%s')", cli_name(cli_tmpdir()));
 		return err;
 	}
 	return 0;
 }
 
-errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path, unsigned int flags)
+errcode_t cli_outfile_open(struct cli_outfile *o, const char *path, unsigned int flags)
 {
-	const int whole = flags & E2V_OUT_WHOLE;
+	const int whole = flags & CLI_OUT_WHOLE;
 	char *dir = NULL;
 	errcode_t err;
 
@@ -218,7 +218,7 @@ errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path, unsigned int
 	o->path = path;
 	o->fd = o->out = -1;
 	o->opened = 1;
-	err = e2v_follow_links(path, &o->target);
+	err = cli_follow_links(path, &o->target);
 	if (err)
 		return err;
 	if (stat(o->target, &o->st) == 0) {
@@ -227,15 +227,15 @@ errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path, unsigned int
 			return EISDIR;
 		if (!S_ISREG(o->st.st_mode)) {
 			if (whole) {
-				e2v_out_why(o, " (not a regular file)");
+				cli_out_why(o, " (not a regular file)");
 				return EINVAL;
 			}
 			/* a device, a FIFO: written to, as the shell's '>' would */
-			return e2v_open_in_place(o);
+			return cli_open_in_place(o);
 		}
 		if (o->st.st_nlink > 1) {
 			if (whole) {
-				e2v_out_why(o,
+				cli_out_why(o,
 					    " (it has %lu hard links, and is written back as a new "
 					    "file, which the other names would not see: give it a "
 					    "copy of its own first)",
@@ -243,25 +243,25 @@ errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path, unsigned int
 				return EMLINK;
 			}
 			/* every name sees the new content */
-			return e2v_open_in_place(o);
+			return cli_open_in_place(o);
 		}
 	} else if (errno != ENOENT) {
 		return errno;
 	}
-	dir = e2v_dir_of(o->target);
+	dir = cli_dir_of(o->target);
 	if (!dir)
 		return ENOMEM;
 	/* a new file gets the mode (umask, default ACL) that creat() would give it */
-	o->fd = e2v_tmpfile(dir, o->existed ? 0600 : 0666, &o->tmpname);
+	o->fd = cli_tmpfile(dir, o->existed ? 0600 : 0666, &o->tmpname);
 	if (o->fd < 0) {
 		err = errno;
 		if (o->existed && !whole && (err == EACCES || err == EPERM || err == EROFS)) {
 			/* a directory not ours to add to: the file itself may be */
 			free(dir);
-			return e2v_open_in_place(o);
+			return cli_open_in_place(o);
 		}
 		if (o->existed || err != ENOENT)
-			e2v_out_why(o, " (no new file can be made in '%s')", e2v_name(dir));
+			cli_out_why(o, " (no new file can be made in '%s')", cli_name(dir));
 		free(dir);
 		return err;
 	}
@@ -280,17 +280,17 @@ errcode_t e2v_outfile_open(struct e2v_outfile *o, const char *path, unsigned int
 	}
 	if (!o->existed)
 		return 0;
-	err = e2v_copy_attrs(o);
+	err = cli_copy_attrs(o);
 	if (err && !whole) {
-		e2v_outfile_abort(o);
+		cli_outfile_abort(o);
 		o->opened = 1;
 		o->why[0] = '\0';
-		return e2v_open_in_place(o);
+		return cli_open_in_place(o);
 	}
 	return err;
 }
 
-errcode_t e2v_outfile_write(struct e2v_outfile *o, const void *buf, size_t len)
+errcode_t cli_outfile_write(struct cli_outfile *o, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -309,7 +309,7 @@ errcode_t e2v_outfile_write(struct e2v_outfile *o, const void *buf, size_t len)
 }
 
 /* Copies the finished content into the file itself. */
-static errcode_t e2v_copy_in(struct e2v_outfile *o)
+static errcode_t cli_copy_in(struct cli_outfile *o)
 {
 	char buf[65536];
 	off_t pos = 0;
@@ -339,9 +339,9 @@ static errcode_t e2v_copy_in(struct e2v_outfile *o)
 }
 
 /* Makes a directory entry durable, as far as the filesystem allows. */
-static void e2v_sync_dir(const char *path)
+static void cli_sync_dir(const char *path)
 {
-	char *dir = e2v_dir_of(path);
+	char *dir = cli_dir_of(path);
 	int fd;
 
 	if (!dir)
@@ -355,12 +355,12 @@ static void e2v_sync_dir(const char *path)
 }
 
 /* Puts the anonymous file @o->fd in place of @o->target (or at it, when it was new). */
-static errcode_t e2v_link_in(struct e2v_outfile *o)
+static errcode_t cli_link_in(struct cli_outfile *o)
 {
 	char proc[32], *tmp = NULL;
 	errcode_t err = 0;
 
-	e2v_proc_fd(proc, sizeof(proc), o->fd);
+	cli_proc_fd(proc, sizeof(proc), o->fd);
 	if (!o->existed) {
 		/* never over a file that appeared since: that one was not named to us */
 		if (linkat(AT_FDCWD, proc, AT_FDCWD, o->target, AT_SYMLINK_FOLLOW) < 0)
@@ -385,12 +385,12 @@ static errcode_t e2v_link_in(struct e2v_outfile *o)
 	return err;
 }
 
-errcode_t e2v_outfile_commit(struct e2v_outfile *o)
+errcode_t cli_outfile_commit(struct cli_outfile *o)
 {
 	errcode_t err = 0;
 
 	if (o->out >= 0) {
-		err = e2v_copy_in(o);
+		err = cli_copy_in(o);
 		if (close(o->out) < 0 && !err)
 			err = errno;
 		o->out = -1;
@@ -400,19 +400,19 @@ errcode_t e2v_outfile_commit(struct e2v_outfile *o)
 		else if (o->tmpname && rename(o->tmpname, o->target) < 0)
 			err = errno;
 		else if (!o->tmpname)
-			err = e2v_link_in(o);
+			err = cli_link_in(o);
 		if (!err && o->tmpname) {
 			free(o->tmpname);
 			o->tmpname = NULL;
 		}
 		if (!err)
-			e2v_sync_dir(o->target);
+			cli_sync_dir(o->target);
 	}
-	e2v_outfile_abort(o);
+	cli_outfile_abort(o);
 	return err;
 }
 
-void e2v_outfile_abort(struct e2v_outfile *o)
+void cli_outfile_abort(struct cli_outfile *o)
 {
 	if (!o->opened)
 		return;

@@ -8,7 +8,7 @@
 #include "select.h"
 
 /* a signature made elsewhere, for one selected file */
-struct e2v_detached {
+struct cli_detached {
 	uint8_t *sig;
 	size_t size;
 	int verified; /* @digest is what the signature was verified against */
@@ -17,8 +17,8 @@ struct e2v_detached {
 };
 
 /* a security.ima made elsewhere, for one selected file: a whole value, or a bare signature */
-struct e2v_ima_detached {
-	uint8_t *bytes; /* as read; made into a value by e2v_ima_detached_verify() */
+struct cli_ima_detached {
+	uint8_t *bytes; /* as read; made into a value by cli_ima_detached_verify() */
 	size_t size;
 	uint8_t *value; /* what is written */
 	size_t len;
@@ -31,106 +31,106 @@ struct e2v_ima_detached {
  * What a run keeps of each file's pre-flight plan, for every file at once:
  * the rest (a sealed file's descriptor and digest) is read again when needed
  */
-struct e2v_seal_rec {
+struct cli_seal_rec {
 	uint64_t data_size;
 	uint8_t action; /* enum e2verity_seal_action */
 	uint8_t ima;	/* enum e2verity_ima_action */
 };
 
-struct e2v_seal_cli {
-	struct e2v_tree_opts tree;
+struct cli_seal_run {
+	struct cli_tree_opts tree;
 	struct e2verity_seal_opts opts;
-	struct e2v_write_args w; /* IMAGE, the selection, -n -q -v -z --force: as unseal's */
-	struct e2v_signer_opts so;
+	struct cli_write_args w; /* IMAGE, the selection, -n -q -v -z --force: as unseal's */
+	struct cli_signer_opts so;
 	/* detached signatures: a directory of PATH.sig files, or one file for one PATH */
 	const char *sigdir, *sigfile, *cafile;
-	struct e2v_detached *detached;
+	struct cli_detached *detached;
 	size_t ndetached;
 	const char *manifest; /* where each file's digest line goes, or NULL */
-	struct e2v_outfile mout; /* opened before anything is written */
+	struct cli_outfile mout; /* opened before anything is written */
 	int for_builtin_sig;
-	enum e2v_manifest_format mformat;
-	struct e2v_manifest mf; /* one entry per file, until the run succeeds */
+	enum cli_manifest_format mformat;
+	struct cli_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
 	struct e2verity_verifier *verifier; /* --cert/--ca for detached signatures */
-	struct e2v_kernel kernel; /* --min-kernel */
+	struct cli_kernel kernel; /* --min-kernel */
 	/* security.ima: a key here (--ima-key), or values made elsewhere (--ima-signatures-from) */
-	struct e2v_signer_opts ima_so;
+	struct cli_signer_opts ima_so;
 	const char *ima_sigsrc; /* a directory of PATH.ima files, or evmctl's output */
 	int ima_only, for_ima_sig;
 	struct e2verity_ima_signer *ima_signer;
 	struct e2verity_ima_verifier *ima_verifier; /* --ima-cert, for values made elsewhere */
-	struct e2v_ima_detached *ima_detached;
+	struct cli_ima_detached *ima_detached;
 	size_t nima_detached;
 	int progress;
 	/* progress display */
-	struct e2v_progress bar;
+	struct cli_progress bar;
 	size_t index, total; /* the file being sealed: its index in the selection */
 	const char *current;
 	/* the writing phase's selection, plans and block size, for the library's callbacks */
-	const struct e2v_selection *sel;
-	const struct e2v_seal_rec *plans;
+	const struct cli_selection *sel;
+	const struct cli_seal_rec *plans;
 	unsigned int blocksize;
 	size_t skipped; /* files reported as sealed already, with these parameters */
 	size_t ima_kept; /* files sealed already whose security.ima is kept */
 };
 
-/* seal_options.c: the command line, checked whole; E2V_EXIT_OK or the usage status */
-int e2v_seal_parse(const struct e2v_command *cmd, int argc, char *argv[], struct e2v_seal_cli *c);
-void e2v_seal_cli_free(struct e2v_seal_cli *c);
+/* seal_options.c: the command line, checked whole; CLI_EXIT_OK or the usage status */
+int cli_seal_parse(const struct cli_command *cmd, int argc, char *argv[], struct cli_seal_run *c);
+void cli_seal_run_free(struct cli_seal_run *c);
 
 /* cmd_seal.c: one set of hashing threads (-j) for a pass over the files; reported */
-int e2v_seal_workers_start(struct e2v_seal_cli *c);
-void e2v_seal_workers_stop(struct e2v_seal_cli *c);
+int cli_seal_workers_start(struct cli_seal_run *c);
+void cli_seal_workers_stop(struct cli_seal_run *c);
 
 /*
  * A file the pre-flight found sealed already: its plan again, for the stored
  * descriptor and digest its record leaves out; @fs the pre-flight's handle,
  * @c->opts.owners still its map
  */
-errcode_t e2v_seal_stored(const struct e2v_seal_cli *c, ext2_filsys fs, ext2_ino_t ino,
+errcode_t cli_seal_stored(const struct cli_seal_run *c, ext2_filsys fs, ext2_ino_t ino,
 			  struct e2verity_seal_plan *plan);
 
 /* seal_sign.c: the signing key, or signatures made elsewhere */
-errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing);
-int e2v_detached_open(struct e2v_seal_cli *c);
-int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
-int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-			const struct e2v_seal_rec *plans);
+errcode_t cli_seal_signer(struct cli_seal_run *c, const char **doing);
+int cli_detached_open(struct cli_seal_run *c);
+int cli_detached_load(struct cli_seal_run *c, const struct cli_selection *sel);
+int cli_detached_verify(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+			const struct cli_seal_rec *plans);
 
 /* seal_ima.c: security.ima, signed here or made elsewhere */
-int e2v_seal_ima_signer(struct e2v_seal_cli *c);
-int e2v_ima_detached_open(struct e2v_seal_cli *c);
-int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel);
-int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
-			    const struct e2v_selection *sel, const struct e2v_seal_rec *plans);
+int cli_seal_ima_signer(struct cli_seal_run *c);
+int cli_ima_detached_open(struct cli_seal_run *c);
+int cli_ima_detached_load(struct cli_seal_run *c, const struct cli_selection *sel);
+int cli_ima_detached_verify(struct cli_seal_run *c, ext2_filsys fs,
+			    const struct cli_selection *sel, const struct cli_seal_rec *plans);
 /* --ima-only with -a or -r: the files found that are not sealed are left out */
-void e2v_ima_only_filter(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_selection *sel);
-void e2v_ima_cli_free(struct e2v_seal_cli *c);
+void cli_ima_only_filter(struct cli_seal_run *c, ext2_filsys fs, struct cli_selection *sel);
+void cli_ima_run_free(struct cli_seal_run *c);
 
 /* seal_write.c: the writing phase, in journal transactions; the pre-flight has passed */
-int e2v_seal_write(struct e2v_seal_cli *c, const struct e2v_selection *sel,
-		   const struct e2v_seal_rec *plans);
+int cli_seal_write(struct cli_seal_run *c, const struct cli_selection *sel,
+		   const struct cli_seal_rec *plans);
 
 /* seal_output.c: what a run prints, and the manifest */
 /* One committed file: its digest line, its manifest entry, a note for a skip or -v. */
-errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
+errcode_t cli_seal_report(struct cli_seal_run *c, const struct cli_target *t,
 			  const struct e2verity_seal_result *res, unsigned int bs);
-int e2v_seal_report_skips(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-			  const struct e2v_seal_rec *plans);
+int cli_seal_report_skips(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+			  const struct cli_seal_rec *plans);
 /* How many files were sealed already (one line each with -v, said as they were met). */
-void e2v_seal_note_skips(const struct e2v_seal_cli *c);
+void cli_seal_note_skips(const struct cli_seal_run *c);
 /*
  * A dry run's line for file @i: "ACTION PATH (N blocks at most@more)", then
  * its other names.
  */
-void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
+void cli_seal_list(const struct cli_selection *sel, size_t i, const char *action,
 		   uint64_t blocks, const char *more);
-int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-		     const struct e2v_seal_rec *plans);
+int cli_seal_digests(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+		     const struct cli_seal_rec *plans);
 /* Opens the manifest's file before the image is written: a bad path costs nothing. */
-int e2v_seal_manifest_open(struct e2v_seal_cli *c);
+int cli_seal_manifest_open(struct cli_seal_run *c);
 /* Writes the manifest; @sealed: the image was written, which a failure here does not undo. */
-int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed);
+int cli_seal_manifest_write(struct cli_seal_run *c, int sealed);
 
 #endif /* E2VERITY_SEAL_CLI_H */

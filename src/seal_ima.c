@@ -13,18 +13,18 @@
 
 /* ---- signed here ---------------------------------------------------------------------- */
 
-int e2v_seal_ima_signer(struct e2v_seal_cli *c)
+int cli_seal_ima_signer(struct cli_seal_run *c)
 {
 	c->ima_so.quiet = c->w.quiet;
-	if (e2v_load_ima_signer(&c->ima_so, &c->ima_signer))
-		return E2V_EXIT_FAILURE;
-	c->opts.ima_sign = e2v_ima_sign_cb;
-	c->opts.ima_keep = e2v_ima_keep_cb;
+	if (cli_load_ima_signer(&c->ima_so, &c->ima_signer))
+		return CLI_EXIT_FAILURE;
+	c->opts.ima_sign = cli_ima_sign_cb;
+	c->opts.ima_keep = cli_ima_keep_cb;
 	c->opts.ima_ctx = c->ima_signer;
 	/* a key signs on any thread; values made elsewhere are looked up by the file's index */
 	c->opts.flags |= E2VERITY_SEAL_IMA_SIGN_ANY_THREAD;
 	c->opts.ima_size_max = e2verity_ima_signer_max_size(c->ima_signer);
-	return E2V_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 /* ---- made elsewhere ------------------------------------------------------------------- */
@@ -33,11 +33,11 @@ int e2v_seal_ima_signer(struct e2v_seal_cli *c)
  * The value for the file being sealed, as verified.  The digest is the one
  * it was verified against, or the image changed under us.
  */
-static errcode_t e2v_ima_detached_cb(void *ctx, unsigned int alg, const uint8_t *digest,
+static errcode_t cli_ima_detached_cb(void *ctx, unsigned int alg, const uint8_t *digest,
 				     uint8_t **value, size_t *len)
 {
-	struct e2v_seal_cli *c = ctx;
-	const struct e2v_ima_detached *d;
+	struct cli_seal_run *c = ctx;
+	const struct cli_ima_detached *d;
 
 	if (c->index >= c->nima_detached || !c->ima_detached[c->index].value)
 		return E2VERITY_ET_SIGN;
@@ -54,11 +54,11 @@ static errcode_t e2v_ima_detached_cb(void *ctx, unsigned int alg, const uint8_t 
 }
 
 /* A security.ima the file has is kept if it is what was brought, or carries its signature. */
-static int e2v_ima_detached_keep(void *ctx, unsigned int alg, const uint8_t *digest,
+static int cli_ima_detached_keep(void *ctx, unsigned int alg, const uint8_t *digest,
 				 const uint8_t *value, size_t len)
 {
-	struct e2v_seal_cli *c = ctx;
-	const struct e2v_ima_detached *d;
+	struct cli_seal_run *c = ctx;
+	const struct cli_ima_detached *d;
 	struct e2verity_ima_sig h;
 
 	(void)alg;
@@ -78,17 +78,17 @@ static int e2v_ima_detached_keep(void *ctx, unsigned int alg, const uint8_t *dig
  * DIR/<path inside the image without its leading '/'>.ima, the path written
  * as e2verity prints it, as --signatures-from finds its .sig files
  */
-static errcode_t e2v_ima_path(const struct e2v_seal_cli *c, const char *path, char **out)
+static errcode_t cli_ima_path(const struct cli_seal_run *c, const char *path, char **out)
 {
 	char *esc;
 	int r;
 
 	*out = NULL;
-	if (!e2v_path_contained(path))
+	if (!cli_path_contained(path))
 		return EINVAL;
 	while (*path == '/')
 		path++;
-	esc = e2v_escape(path);
+	esc = cli_escape(path);
 	if (!esc)
 		return ENOMEM;
 	r = asprintf(out, "%s/%s.ima", c->ima_sigsrc, esc);
@@ -101,9 +101,9 @@ static errcode_t e2v_ima_path(const struct e2v_seal_cli *c, const char *path, ch
 }
 
 /* Reads one file whole; one larger than any value is refused unread. */
-static errcode_t e2v_read_small(const char *path, uint8_t **ret, size_t *size)
+static errcode_t cli_read_small(const char *path, uint8_t **ret, size_t *size)
 {
-	errcode_t err = e2v_read_whole(path, E2VERITY_IMA_MAX_SIZE, ret, size);
+	errcode_t err = cli_read_whole(path, E2VERITY_IMA_MAX_SIZE, ret, size);
 
 	if (err == EFBIG)
 		return E2VERITY_ET_SIG_TOO_LARGE;
@@ -116,7 +116,7 @@ static errcode_t e2v_read_small(const char *path, uint8_t **ret, size_t *size)
 }
 
 /* one line of `evmctl sign_hash --veritysig`: the line it was given, then the value in hex */
-struct e2v_ima_line {
+struct cli_ima_line {
 	char *path; /* as the manifest printed it: escaped */
 	unsigned int alg;
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
@@ -125,12 +125,12 @@ struct e2v_ima_line {
 	int used;
 };
 
-struct e2v_ima_lines {
-	struct e2v_ima_line *v;
+struct cli_ima_lines {
+	struct cli_ima_line *v;
 	size_t n, cap;
 };
 
-static void e2v_ima_lines_free(struct e2v_ima_lines *l)
+static void cli_ima_lines_free(struct cli_ima_lines *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].path);
@@ -144,7 +144,7 @@ static void e2v_ima_lines_free(struct e2v_ima_lines *l)
  * "<alg>:<digest hex> <path> <value hex>": the path is what lies between the
  * first space and the last, so that a name with spaces still reads back.
  */
-static int e2v_ima_parse_line(char *line, struct e2v_ima_line *e)
+static int cli_ima_parse_line(char *line, struct cli_ima_line *e)
 {
 	const struct e2verity_hash_alg *a;
 	char *colon, *sp1, *sp2;
@@ -158,14 +158,14 @@ static int e2v_ima_parse_line(char *line, struct e2v_ima_line *e)
 		return -1;
 	*colon = *sp1 = *sp2 = '\0';
 	a = e2verity_hash_alg_by_name(line);
-	if (!a || e2v_hex2bin(colon + 1, e->digest, sizeof(e->digest)) != (int)a->digest_size)
+	if (!a || cli_hex2bin(colon + 1, e->digest, sizeof(e->digest)) != (int)a->digest_size)
 		return -1;
 	e->alg = a->num;
 	e->value = malloc(strlen(sp2 + 1) / 2 + 1);
 	e->path = strdup(sp1 + 1);
 	if (!e->value || !e->path)
 		return -1;
-	n = e2v_hex2bin(sp2 + 1, e->value, E2VERITY_IMA_MAX_SIZE);
+	n = cli_hex2bin(sp2 + 1, e->value, E2VERITY_IMA_MAX_SIZE);
 	if (n <= 0)
 		return -1;
 	e->len = n;
@@ -173,18 +173,18 @@ static int e2v_ima_parse_line(char *line, struct e2v_ima_line *e)
 }
 
 /* Every line of the file; a line that is not one of evmctl's is an error naming it. */
-static int e2v_ima_read_lines(const char *file, struct e2v_ima_lines *l)
+static int cli_ima_read_lines(const char *file, struct cli_ima_lines *l)
 {
 	size_t cap = 0, lineno = 0;
 	char *line = NULL;
 	ssize_t len;
 	FILE *f;
-	int status = E2V_EXIT_OK;
+	int status = CLI_EXIT_OK;
 
 	f = fopen(file, "re");
 	if (!f) {
-		e2v_error(errno, "while reading security.ima values from '%s'", e2v_name(file));
-		return E2V_EXIT_FAILURE;
+		cli_error(errno, "while reading security.ima values from '%s'", cli_name(file));
+		return CLI_EXIT_FAILURE;
 	}
 	while ((len = getline(&line, &cap, f)) > 0) {
 		lineno++;
@@ -192,26 +192,26 @@ static int e2v_ima_read_lines(const char *file, struct e2v_ima_lines *l)
 			line[--len] = '\0';
 		if (!len)
 			continue;
-		if (e2v_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
-			e2v_error(ENOMEM, "while reading '%s'", e2v_name(file));
-			status = E2V_EXIT_FAILURE;
+		if (cli_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
+			cli_error(ENOMEM, "while reading '%s'", cli_name(file));
+			status = CLI_EXIT_FAILURE;
 			break;
 		}
-		if (e2v_ima_parse_line(line, &l->v[l->n])) {
+		if (cli_ima_parse_line(line, &l->v[l->n])) {
 			fprintf(stderr,
 				"%s: '%s', line %zu: not a line of `evmctl sign_hash --veritysig` "
 				"(<alg>:<digest> <path> <security.ima in hex>)\n",
-				e2v_prog, e2v_name(file), lineno);
+				cli_prog, cli_name(file), lineno);
 			free(l->v[l->n].path);
 			free(l->v[l->n].value);
-			status = E2V_EXIT_FAILURE;
+			status = CLI_EXIT_FAILURE;
 			continue;
 		}
 		l->n++;
 	}
 	if (ferror(f)) {
-		e2v_error(errno ? errno : EIO, "while reading '%s'", e2v_name(file));
-		status = E2V_EXIT_FAILURE;
+		cli_error(errno ? errno : EIO, "while reading '%s'", cli_name(file));
+		status = CLI_EXIT_FAILURE;
 	}
 	free(line);
 	fclose(f);
@@ -222,33 +222,33 @@ static int e2v_ima_read_lines(const char *file, struct e2v_ima_lines *l)
  * Before the image is opened: where the values come from, and the
  * certificates they are verified against, each named when it cannot be read.
  */
-int e2v_ima_detached_open(struct e2v_seal_cli *c)
+int cli_ima_detached_open(struct cli_seal_run *c)
 {
 	const char *failed;
 	struct stat st;
 	errcode_t err;
 
 	if (stat(c->ima_sigsrc, &st)) {
-		e2v_error(errno, "while reading security.ima values from '%s'", e2v_name(c->ima_sigsrc));
-		return E2V_EXIT_FAILURE;
+		cli_error(errno, "while reading security.ima values from '%s'", cli_name(c->ima_sigsrc));
+		return CLI_EXIT_FAILURE;
 	}
 	if (!c->ima_so.certfile)
-		return E2V_EXIT_OK;
+		return CLI_EXIT_OK;
 	e2verity_set_log_callback(NULL, NULL);
 	err = e2verity_ima_verifier_load(c->ima_so.certfile, &c->ima_verifier);
 	if (err) {
 		failed = c->ima_so.certfile;
-		e2v_error(err, "while loading '%s'", e2v_name(failed));
-		return E2V_EXIT_FAILURE;
+		cli_error(err, "while loading '%s'", cli_name(failed));
+		return CLI_EXIT_FAILURE;
 	}
-	return E2V_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 /* The line of @path in evmctl's output, taken once */
-static struct e2v_ima_line *e2v_ima_line_of(struct e2v_ima_lines *l, const char *path)
+static struct cli_ima_line *cli_ima_line_of(struct cli_ima_lines *l, const char *path)
 {
-	char *esc = e2v_escape(path);
-	struct e2v_ima_line *found = NULL;
+	char *esc = cli_escape(path);
+	struct cli_ima_line *found = NULL;
 
 	for (size_t i = 0; esc && i < l->n && !found; i++)
 		if (!l->v[i].used && strcmp(l->v[i].path, esc) == 0)
@@ -263,38 +263,38 @@ static struct e2v_ima_line *e2v_ima_line_of(struct e2v_ima_lines *l, const char 
  * Reads every file's value before the pre-flight, whose space check needs
  * the largest.  Every missing one is reported.
  */
-int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
+int cli_ima_detached_load(struct cli_seal_run *c, const struct cli_selection *sel)
 {
-	struct e2v_ima_lines lines = { 0 };
+	struct cli_ima_lines lines = { 0 };
 	unsigned int bad = 0;
 	size_t max = 0;
 	struct stat st;
 	errcode_t err;
 
 	if (stat(c->ima_sigsrc, &st)) {
-		e2v_error(errno, "while reading security.ima values from '%s'", e2v_name(c->ima_sigsrc));
-		return E2V_EXIT_FAILURE;
+		cli_error(errno, "while reading security.ima values from '%s'", cli_name(c->ima_sigsrc));
+		return CLI_EXIT_FAILURE;
 	}
 	c->ima_detached = calloc(sel->n ? sel->n : 1, sizeof(*c->ima_detached));
 	if (!c->ima_detached) {
-		e2v_error(ENOMEM, "while reading security.ima values");
-		return E2V_EXIT_FAILURE;
+		cli_error(ENOMEM, "while reading security.ima values");
+		return CLI_EXIT_FAILURE;
 	}
 	c->nima_detached = sel->n;
-	if (!S_ISDIR(st.st_mode) && e2v_ima_read_lines(c->ima_sigsrc, &lines)) {
-		e2v_ima_lines_free(&lines);
-		return E2V_EXIT_FAILURE;
+	if (!S_ISDIR(st.st_mode) && cli_ima_read_lines(c->ima_sigsrc, &lines)) {
+		cli_ima_lines_free(&lines);
+		return CLI_EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < sel->n; i++) {
-		struct e2v_ima_detached *d = &c->ima_detached[i];
-		struct e2v_ima_line *line;
+		struct cli_ima_detached *d = &c->ima_detached[i];
+		struct cli_ima_line *line;
 		char *path;
 
 		if (!S_ISDIR(st.st_mode)) {
-			line = e2v_ima_line_of(&lines, sel->v[i].path);
+			line = cli_ima_line_of(&lines, sel->v[i].path);
 			if (!line) {
-				fprintf(stderr, "%s: '%s' has no line for '%s'\n", e2v_prog,
-					e2v_name(c->ima_sigsrc), e2v_name(sel->v[i].path));
+				fprintf(stderr, "%s: '%s' has no line for '%s'\n", cli_prog,
+					cli_name(c->ima_sigsrc), cli_name(sel->v[i].path));
 				bad++;
 				continue;
 			}
@@ -306,12 +306,12 @@ int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *se
 			memcpy(d->digest, line->digest, sizeof(d->digest));
 			d->verified = -1;
 		} else {
-			err = e2v_ima_path(c, sel->v[i].path, &path);
+			err = cli_ima_path(c, sel->v[i].path, &path);
 			if (!err)
-				err = e2v_read_small(path, &d->bytes, &d->size);
+				err = cli_read_small(path, &d->bytes, &d->size);
 			if (err) {
-				e2v_error(err, "while reading the security.ima value '%s' of '%s'",
-					  path ? e2v_name(path) : "?", e2v_name(sel->v[i].path));
+				cli_error(err, "while reading the security.ima value '%s' of '%s'",
+					  path ? cli_name(path) : "?", cli_name(sel->v[i].path));
 				bad++;
 			}
 			free(path);
@@ -319,20 +319,20 @@ int e2v_ima_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *se
 		if (d->size > max)
 			max = d->size;
 	}
-	e2v_ima_lines_free(&lines);
+	cli_ima_lines_free(&lines);
 	if (bad)
-		return E2V_EXIT_FAILURE;
-	c->opts.ima_sign = e2v_ima_detached_cb;
-	c->opts.ima_keep = e2v_ima_detached_keep;
+		return CLI_EXIT_FAILURE;
+	c->opts.ima_sign = cli_ima_detached_cb;
+	c->opts.ima_keep = cli_ima_detached_keep;
 	c->opts.ima_ctx = c;
 	/* a bare signature gains its header */
 	c->opts.ima_size_max = max + E2VERITY_IMA_HEADER_SIZE;
-	return E2V_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 /* The digest the value must sign: stored for a file sealed already, else hashed now. */
-static errcode_t e2v_ima_digest_of(struct e2v_seal_cli *c, ext2_filsys fs, ext2_ino_t ino,
-				   const struct e2v_seal_rec *plan, unsigned int *alg,
+static errcode_t cli_ima_digest_of(struct cli_seal_run *c, ext2_filsys fs, ext2_ino_t ino,
+				   const struct cli_seal_rec *plan, unsigned int *alg,
 				   uint8_t *digest)
 {
 	struct e2verity_seal_plan p;
@@ -340,7 +340,7 @@ static errcode_t e2v_ima_digest_of(struct e2v_seal_cli *c, ext2_filsys fs, ext2_
 	errcode_t err;
 
 	if (plan->action == E2VERITY_SEAL_SKIP) {
-		err = e2v_seal_stored(c, fs, ino, &p);
+		err = cli_seal_stored(c, fs, ino, &p);
 		if (err)
 			return err;
 		*alg = p.desc.hash_algorithm;
@@ -356,7 +356,7 @@ static errcode_t e2v_ima_digest_of(struct e2v_seal_cli *c, ext2_filsys fs, ext2_
 }
 
 /* One value made whole and checked: the reason it is refused, reported, or 0. */
-static errcode_t e2v_ima_detached_check(struct e2v_seal_cli *c, struct e2v_ima_detached *d,
+static errcode_t cli_ima_detached_check(struct cli_seal_run *c, struct cli_ima_detached *d,
 					unsigned int alg, const uint8_t *digest, const char **why)
 {
 	const unsigned int ds = e2verity_hash_alg_by_num(alg)->digest_size;
@@ -400,8 +400,8 @@ static errcode_t e2v_ima_detached_check(struct e2v_seal_cli *c, struct e2v_ima_d
  * verified with --ima-cert, its form alone without.  One bad value and
  * nothing is written; every bad one is reported.
  */
-int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
-			    const struct e2v_selection *sel, const struct e2v_seal_rec *plans)
+int cli_ima_detached_verify(struct cli_seal_run *c, ext2_filsys fs,
+			    const struct cli_selection *sel, const struct cli_seal_rec *plans)
 {
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 	unsigned int bad = 0, alg;
@@ -409,27 +409,27 @@ int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
 	const char *why;
 	errcode_t err;
 
-	if (e2v_seal_workers_start(c))
-		return E2V_EXIT_FAILURE;
+	if (cli_seal_workers_start(c))
+		return CLI_EXIT_FAILURE;
 	for (size_t i = 0; i < sel->n; i++) {
-		struct e2v_ima_detached *d = &c->ima_detached[i];
+		struct cli_ima_detached *d = &c->ima_detached[i];
 
 		if (plans[i].ima == E2VERITY_IMA_KEEP)
 			continue;
-		err = e2v_ima_digest_of(c, fs, sel->v[i].ino, &plans[i], &alg, digest);
+		err = cli_ima_digest_of(c, fs, sel->v[i].ino, &plans[i], &alg, digest);
 		if (err) {
-			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
+			cli_error(err, "while hashing '%s'", cli_name(sel->v[i].path));
 			bad++;
 			continue;
 		}
-		err = e2v_ima_detached_check(c, d, alg, digest, &why);
+		err = cli_ima_detached_check(c, d, alg, digest, &why);
 		if (err) {
 			if (why)
 				fprintf(stderr, "%s: the security.ima value for '%s' is refused: %s\n",
-					e2v_prog, e2v_name(sel->v[i].path), why);
+					cli_prog, cli_name(sel->v[i].path), why);
 			else
-				e2v_error(err, "while verifying the security.ima value of '%s'",
-					  e2v_name(sel->v[i].path));
+				cli_error(err, "while verifying the security.ima value of '%s'",
+					  cli_name(sel->v[i].path));
 			bad++;
 			if (err == E2VERITY_ET_NO_MEMORY)
 				break;
@@ -441,13 +441,13 @@ int e2v_ima_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs,
 		if (d->len > max)
 			max = d->len;
 	}
-	e2v_seal_workers_stop(c);
-	return bad ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+	cli_seal_workers_stop(c);
+	return bad ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }
 
 /* ---- the selection -------------------------------------------------------------------- */
 
-void e2v_ima_only_filter(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_selection *sel)
+void cli_ima_only_filter(struct cli_seal_run *c, ext2_filsys fs, struct cli_selection *sel)
 {
 	struct ext2_inode inode;
 	size_t k = 0;
@@ -458,7 +458,7 @@ void e2v_ima_only_filter(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_sele
 					 !(inode.i_flags & EXT4_VERITY_FL))) {
 			if (c->w.verbose)
 				fprintf(stderr, "%s: '%s' is not sealed; --ima-only leaves it\n",
-					e2v_prog, e2v_name(sel->v[i].path));
+					cli_prog, cli_name(sel->v[i].path));
 			free(sel->v[i].path);
 			continue;
 		}
@@ -467,7 +467,7 @@ void e2v_ima_only_filter(struct e2v_seal_cli *c, ext2_filsys fs, struct e2v_sele
 	sel->n = k;
 }
 
-void e2v_ima_cli_free(struct e2v_seal_cli *c)
+void cli_ima_run_free(struct cli_seal_run *c)
 {
 	for (size_t i = 0; i < c->nima_detached; i++) {
 		free(c->ima_detached[i].bytes);

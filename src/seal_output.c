@@ -8,23 +8,23 @@
 
 #include "seal_cli.h"
 
-static void e2v_print_digest(const struct e2v_seal_cli *c, unsigned int alg, const uint8_t *digest,
+static void cli_print_digest(const struct cli_seal_run *c, unsigned int alg, const uint8_t *digest,
 			     const char *path)
 {
 	if (!c->w.quiet)
-		e2v_digest_line(stdout, alg, digest, path, 0);
+		cli_digest_line(stdout, alg, digest, path, 0);
 }
 
 /* Keeps one file's digest for the manifest, written only when all went well. */
-static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const char *path,
+static int cli_seal_manifest_add(struct cli_seal_run *c, ext2_ino_t ino, const char *path,
 				 const struct e2verity_descriptor *desc, const uint8_t *digest)
 {
-	struct e2v_manifest_entry *e;
+	struct cli_manifest_entry *e;
 
 	if (!c->manifest)
 		return 0;
-	if (e2v_manifest_add(&c->mf, path, ino)) {
-		e2v_error(ENOMEM, "while writing the manifest '%s'", e2v_name(c->manifest));
+	if (cli_manifest_add(&c->mf, path, ino)) {
+		cli_error(ENOMEM, "while writing the manifest '%s'", cli_name(c->manifest));
 		return -1;
 	}
 	e = &c->mf.v[c->mf.n - 1];
@@ -39,16 +39,16 @@ static int e2v_seal_manifest_add(struct e2v_seal_cli *c, ext2_ino_t ino, const c
  * names), from the image as it now is.  The lock this process holds keeps
  * anyone else out; a second lock of our own would only wait for ourselves.
  */
-static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size_t *len)
+static errcode_t cli_seal_manifest_text(struct cli_seal_run *c, char **buf, size_t *len)
 {
-	struct e2v_manifest all = { 0 };
-	struct e2v_image img;
+	struct cli_manifest all = { 0 };
+	struct cli_image img;
 	FILE *f = NULL;
 	errcode_t err;
 
-	err = e2v_image_open(&img, c->w.image, E2V_IMAGE_SHARED | E2V_IMAGE_QUIET, NULL);
+	err = cli_image_open(&img, c->w.image, CLI_IMAGE_SHARED | CLI_IMAGE_QUIET, NULL);
 	if (!err)
-		err = e2v_manifest_names(img.fs, c->w.image, &c->mf, &all);
+		err = cli_manifest_names(img.fs, c->w.image, &c->mf, &all);
 	if (err)
 		goto out;
 	f = open_memstream(buf, len);
@@ -56,34 +56,34 @@ static errcode_t e2v_seal_manifest_text(struct e2v_seal_cli *c, char **buf, size
 		err = errno;
 		goto out;
 	}
-	e2v_manifest_write(f, c->mformat,
-			   c->for_ima_sig ? E2V_FORM_IMA : c->for_builtin_sig ? E2V_FORM_BUILTIN : 0,
+	cli_manifest_write(f, c->mformat,
+			   c->for_ima_sig ? CLI_FORM_IMA : c->for_builtin_sig ? CLI_FORM_BUILTIN : 0,
 			   c->w.image, &all);
 	if (fclose(f))
 		err = errno ? errno : ENOMEM;
 out:
-	e2v_manifest_free(&all);
-	e2v_image_close(&img);
+	cli_manifest_free(&all);
+	cli_image_close(&img);
 	return err;
 }
 
-int e2v_seal_manifest_open(struct e2v_seal_cli *c)
+int cli_seal_manifest_open(struct cli_seal_run *c)
 {
 	errcode_t err;
 
 	if (!c->manifest || strcmp(c->manifest, "-") == 0)
-		return E2V_EXIT_OK;
-	err = e2v_outfile_open(&c->mout, c->manifest, 0);
+		return CLI_EXIT_OK;
+	err = cli_outfile_open(&c->mout, c->manifest, 0);
 	if (err) {
-		e2v_error(err, "while writing the manifest '%s'%s", e2v_name(c->manifest),
+		cli_error(err, "while writing the manifest '%s'%s", cli_name(c->manifest),
 			  c->mout.why);
-		return E2V_EXIT_FAILURE;
+		return CLI_EXIT_FAILURE;
 	}
-	return E2V_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 /* Writes the manifest ("-": standard output); a file gets it whole or not at all. */
-int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed)
+int cli_seal_manifest_write(struct cli_seal_run *c, int sealed)
 {
 	const char *name = strcmp(c->manifest ? c->manifest : "-", "-") ? c->manifest : NULL;
 	char *buf = NULL;
@@ -91,69 +91,69 @@ int e2v_seal_manifest_write(struct e2v_seal_cli *c, int sealed)
 	errcode_t err;
 
 	if (!c->manifest)
-		return E2V_EXIT_OK;
-	err = e2v_seal_manifest_text(c, &buf, &len);
+		return CLI_EXIT_OK;
+	err = cli_seal_manifest_text(c, &buf, &len);
 	if (!err && name)
-		err = e2v_outfile_write(&c->mout, buf, len);
+		err = cli_outfile_write(&c->mout, buf, len);
 	if (!err && name)
-		err = e2v_outfile_commit(&c->mout);
+		err = cli_outfile_commit(&c->mout);
 	if (!err && !name && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
 		err = errno ? errno : EIO;
 	free(buf);
 	if (!err)
-		return E2V_EXIT_OK;
+		return CLI_EXIT_OK;
 	/* the files stay sealed: say so, so that nobody seals the image again for the manifest */
-	e2v_error(err, "while writing the manifest %s%s%s%s%s", name ? "'" : "to standard output",
-		  name ? e2v_name(name) : "", name ? "'" : "",
+	cli_error(err, "while writing the manifest %s%s%s%s%s", name ? "'" : "to standard output",
+		  name ? cli_name(name) : "", name ? "'" : "",
 		  sealed ? "; the files are sealed in the image all the same, and " : "",
 		  sealed ? "seal -n --manifest writes the manifest again" : "");
-	return E2V_EXIT_FAILURE;
+	return CLI_EXIT_FAILURE;
 }
 
 /*
  * -n --manifest: each file's digest, hashed from the image read-only, as
  * sealing would compute it.  Detached signing starts from these lines.
  */
-int e2v_seal_digests(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-		     const struct e2v_seal_rec *plans)
+int cli_seal_digests(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+		     const struct cli_seal_rec *plans)
 {
 	struct e2verity_seal_plan m;
 	struct e2verity_result r;
-	int status = E2V_EXIT_OK;
+	int status = CLI_EXIT_OK;
 	errcode_t err;
 
-	if (e2v_seal_workers_start(c))
-		return E2V_EXIT_FAILURE;
-	for (size_t i = 0; i < sel->n && status == E2V_EXIT_OK; i++) {
+	if (cli_seal_workers_start(c))
+		return CLI_EXIT_FAILURE;
+	for (size_t i = 0; i < sel->n && status == CLI_EXIT_OK; i++) {
 		/* --ima-only signs the digest each file was sealed with, whatever its tree */
 		if (c->ima_only) {
 			/* a file whose security.ima stays has nothing to sign */
 			if (plans[i].ima == E2VERITY_IMA_KEEP)
 				continue;
-			err = e2v_seal_stored(c, fs, sel->v[i].ino, &m);
+			err = cli_seal_stored(c, fs, sel->v[i].ino, &m);
 			if (err) {
-				e2v_error(err, "while reading '%s'", e2v_name(sel->v[i].path));
-				status = E2V_EXIT_FAILURE;
-			} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &m.desc,
+				cli_error(err, "while reading '%s'", cli_name(sel->v[i].path));
+				status = CLI_EXIT_FAILURE;
+			} else if (cli_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &m.desc,
 							 m.digest)) {
-				status = E2V_EXIT_FAILURE;
+				status = CLI_EXIT_FAILURE;
 			}
 			continue;
 		}
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 		if (err) {
-			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
-			status = E2V_EXIT_FAILURE;
-		} else if (e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &r.desc,
+			cli_error(err, "while hashing '%s'", cli_name(sel->v[i].path));
+			status = CLI_EXIT_FAILURE;
+		} else if (cli_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &r.desc,
 						 r.digest)) {
-			status = E2V_EXIT_FAILURE;
+			status = CLI_EXIT_FAILURE;
 		}
 	}
-	e2v_seal_workers_stop(c);
+	cli_seal_workers_stop(c);
 	return status;
 }
 
-static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result *r,
+static void cli_seal_verbose(const char *path, const struct e2verity_seal_result *r,
 			     unsigned int bs)
 {
 	char ima[64] = "";
@@ -163,7 +163,7 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 	fprintf(stderr,
 		"%s: %s: %s, %llu bytes, %u-byte tree blocks, metadata at blocks %llu-%llu, "
 		"%llu blocks allocated, %llu freed%s%s%s\n",
-		e2v_prog, e2v_name(path), r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
+		cli_prog, cli_name(path), r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
 		(unsigned long long)r->desc.data_size, 1u << r->desc.log_blocksize,
 		(unsigned long long)(r->layout.merkle_pos / bs),
 		(unsigned long long)(r->layout.end / bs - 1),
@@ -173,7 +173,7 @@ static void e2v_seal_verbose(const char *path, const struct e2verity_seal_result
 }
 
 /* A run resumed after an interruption meets thousands: a count, the names with -v. */
-static void e2v_seal_note_skip(struct e2v_seal_cli *c, const char *path,
+static void cli_seal_note_skip(struct cli_seal_run *c, const char *path,
 			       enum e2verity_ima_action ima)
 {
 	if (ima == E2VERITY_IMA_KEEP)
@@ -183,14 +183,14 @@ static void e2v_seal_note_skip(struct e2v_seal_cli *c, const char *path,
 	if (c->w.quiet || !c->w.verbose)
 		return;
 	if (ima == E2VERITY_IMA_KEEP)
-		fprintf(stderr, "%s: '%s' has this security.ima already; skipped\n", e2v_prog,
-			e2v_name(path));
+		fprintf(stderr, "%s: '%s' has this security.ima already; skipped\n", cli_prog,
+			cli_name(path));
 	else
 		fprintf(stderr, "%s: '%s' is already sealed with these parameters; skipped\n",
-			e2v_prog, e2v_name(path));
+			cli_prog, cli_name(path));
 }
 
-void e2v_seal_note_skips(const struct e2v_seal_cli *c)
+void cli_seal_note_skips(const struct cli_seal_run *c)
 {
 	if (c->w.quiet || c->w.verbose)
 		return;
@@ -198,78 +198,78 @@ void e2v_seal_note_skips(const struct e2v_seal_cli *c)
 		fprintf(stderr,
 			"%s: %zu file%s already sealed with these parameters; skipped (-v names "
 			"them)\n",
-			e2v_prog, c->skipped, c->skipped == 1 ? " is" : "s are");
+			cli_prog, c->skipped, c->skipped == 1 ? " is" : "s are");
 	if (c->ima_kept)
 		fprintf(stderr, "%s: %zu file%s this security.ima already; skipped (-v names them)\n",
-			e2v_prog, c->ima_kept, c->ima_kept == 1 ? " has" : "s have");
+			cli_prog, c->ima_kept, c->ima_kept == 1 ? " has" : "s have");
 }
 
-void e2v_seal_list(const struct e2v_selection *sel, size_t i, const char *action,
+void cli_seal_list(const struct cli_selection *sel, size_t i, const char *action,
 		   uint64_t blocks, const char *more)
 {
-	const struct e2v_target *links;
+	const struct cli_target *links;
 	size_t n;
 
 	printf("%s ", action);
-	e2v_write_name(stdout, sel->v[i].path);
+	cli_write_name(stdout, sel->v[i].path);
 	printf(" (%llu blocks at most%s)\n", (unsigned long long)blocks, more);
-	links = e2v_select_links(sel, sel->v[i].ino, &n);
+	links = cli_select_links(sel, sel->v[i].ino, &n);
 	for (size_t k = 0; k < n; k++) {
 		fputs("and ", stdout);
-		e2v_write_name(stdout, links[k].path);
+		cli_write_name(stdout, links[k].path);
 		fputs(" (another name of the same file)\n", stdout);
 	}
 }
 
 /* What became of security.ima, when it is worth saying: a value replaced or removed is. */
-static void e2v_seal_note_ima(const struct e2v_seal_cli *c, const char *path,
+static void cli_seal_note_ima(const struct cli_seal_run *c, const char *path,
 			      const struct e2verity_seal_result *r)
 {
 	if (c->w.quiet)
 		return;
 	if (r->ima == E2VERITY_IMA_REPLACE)
-		fprintf(stderr, "%s: '%s': its security.ima was replaced (--force)\n", e2v_prog,
-			e2v_name(path));
+		fprintf(stderr, "%s: '%s': its security.ima was replaced (--force)\n", cli_prog,
+			cli_name(path));
 	else if (r->ima == E2VERITY_IMA_REMOVE)
 		fprintf(stderr,
 			"%s: '%s': its security.ima signed the digest it had: removed\n",
-			e2v_prog, e2v_name(path));
+			cli_prog, cli_name(path));
 	else if (r->action == E2VERITY_SEAL_SKIP && r->ima == E2VERITY_IMA_WRITE && c->w.verbose)
-		fprintf(stderr, "%s: %s: security.ima of key %08x written\n", e2v_prog,
-			e2v_name(path), r->ima_key_id);
+		fprintf(stderr, "%s: %s: security.ima of key %08x written\n", cli_prog,
+			cli_name(path), r->ima_key_id);
 }
 
-errcode_t e2v_seal_report(struct e2v_seal_cli *c, const struct e2v_target *t,
+errcode_t cli_seal_report(struct cli_seal_run *c, const struct cli_target *t,
 			  const struct e2verity_seal_result *res, unsigned int bs)
 {
-	e2v_print_digest(c, res->desc.hash_algorithm, res->digest, t->path);
-	if (e2v_seal_manifest_add(c, t->ino, t->path, &res->desc, res->digest))
+	cli_print_digest(c, res->desc.hash_algorithm, res->digest, t->path);
+	if (cli_seal_manifest_add(c, t->ino, t->path, &res->desc, res->digest))
 		return ENOMEM;
 	if (res->action == E2VERITY_SEAL_SKIP &&
 	    (res->ima == E2VERITY_IMA_NONE || res->ima == E2VERITY_IMA_KEEP))
-		e2v_seal_note_skip(c, t->path, res->ima);
+		cli_seal_note_skip(c, t->path, res->ima);
 	else if (res->action != E2VERITY_SEAL_SKIP && c->w.verbose)
-		e2v_seal_verbose(t->path, res, bs);
-	e2v_seal_note_ima(c, t->path, res);
+		cli_seal_verbose(t->path, res, bs);
+	cli_seal_note_ima(c, t->path, res);
 	return 0;
 }
 
 /* Nothing to write: say so for the files that are sealed already. */
-int e2v_seal_report_skips(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-			  const struct e2v_seal_rec *plans)
+int cli_seal_report_skips(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+			  const struct cli_seal_rec *plans)
 {
 	struct e2verity_seal_plan m;
 	errcode_t err;
 
 	for (size_t i = 0; i < sel->n; i++) {
-		err = e2v_seal_stored(c, fs, sel->v[i].ino, &m);
+		err = cli_seal_stored(c, fs, sel->v[i].ino, &m);
 		if (err) {
-			e2v_error(err, "while reading '%s'", e2v_name(sel->v[i].path));
-			return E2V_EXIT_FAILURE;
+			cli_error(err, "while reading '%s'", cli_name(sel->v[i].path));
+			return CLI_EXIT_FAILURE;
 		}
-		e2v_print_digest(c, m.desc.hash_algorithm, m.digest, sel->v[i].path);
-		e2v_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &m.desc, m.digest);
-		e2v_seal_note_skip(c, sel->v[i].path, plans[i].ima);
+		cli_print_digest(c, m.desc.hash_algorithm, m.digest, sel->v[i].path);
+		cli_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &m.desc, m.digest);
+		cli_seal_note_skip(c, sel->v[i].path, plans[i].ima);
 	}
-	return E2V_EXIT_OK;
+	return CLI_EXIT_OK;
 }

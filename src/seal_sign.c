@@ -16,7 +16,7 @@
  * the signature's size before any digest is known: one signature of a dummy
  * digest gives it (ECDSA's DER varies by a few bytes, hence the margin).
  */
-errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
+errcode_t cli_seal_signer(struct cli_seal_run *c, const char **doing)
 {
 	uint8_t zero[E2VERITY_MAX_DIGEST_SIZE] = { 0 }, *sig = NULL;
 	size_t sig_size = 0;
@@ -24,7 +24,7 @@ errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 
 	*doing = NULL;
 	c->so.quiet = c->w.quiet;
-	err = e2v_load_signer(&c->so, &c->signer);
+	err = cli_load_signer(&c->so, &c->signer);
 	if (err)
 		return err;
 	*doing = "signing with";
@@ -32,7 +32,7 @@ errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
 	free(sig);
 	if (err)
 		return err;
-	c->opts.sign = e2v_sign_cb;
+	c->opts.sign = cli_sign_cb;
 	c->opts.sign_ctx = c->signer;
 	/* one loaded key signs on every hashing thread at once (OpenSSL 3 keys are shared read-only) */
 	c->opts.flags |= E2VERITY_SEAL_SIGN_ANY_THREAD;
@@ -45,11 +45,11 @@ errcode_t e2v_seal_signer(struct e2v_seal_cli *c, const char **doing)
  * sealed.  The digest is the one the signature was verified against, or the
  * image changed under us.
  */
-static errcode_t e2v_detached_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
+static errcode_t cli_detached_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
 				 size_t *sig_size)
 {
-	struct e2v_seal_cli *c = ctx;
-	const struct e2v_detached *d;
+	struct cli_seal_run *c = ctx;
+	const struct cli_detached *d;
 
 	if (c->index >= c->ndetached)
 		return E2VERITY_ET_SIGN;
@@ -66,13 +66,13 @@ static errcode_t e2v_detached_cb(void *ctx, unsigned int alg, const uint8_t *dig
 }
 
 /* Reads one signature file whole; a file larger than any signature is refused unread. */
-static errcode_t e2v_read_sig(const char *path, struct e2v_detached *d)
+static errcode_t cli_read_sig(const char *path, struct cli_detached *d)
 {
 	uint8_t *buf = NULL;
 	size_t n = 0;
 	errcode_t err;
 
-	err = e2v_read_whole(path, E2VERITY_MAX_SIGNATURE_SIZE, &buf, &n);
+	err = cli_read_whole(path, E2VERITY_MAX_SIGNATURE_SIZE, &buf, &n);
 	if (err == EFBIG)
 		return E2VERITY_ET_SIG_TOO_LARGE;
 	if (!err)
@@ -95,7 +95,7 @@ static errcode_t e2v_read_sig(const char *path, struct e2v_detached *d)
  * selection never makes one: names are normalised, and a directory entry
  * that is not a name is not followed).
  */
-static errcode_t e2v_sig_path(const struct e2v_seal_cli *c, const char *path, char **out)
+static errcode_t cli_sig_path(const struct cli_seal_run *c, const char *path, char **out)
 {
 	char *esc;
 	int r;
@@ -105,11 +105,11 @@ static errcode_t e2v_sig_path(const struct e2v_seal_cli *c, const char *path, ch
 		*out = strdup(c->sigfile);
 		return *out ? 0 : ENOMEM;
 	}
-	if (!e2v_path_contained(path))
+	if (!cli_path_contained(path))
 		return EINVAL;
 	while (*path == '/')
 		path++;
-	esc = e2v_escape(path);
+	esc = cli_escape(path);
 	if (!esc)
 		return ENOMEM;
 	r = asprintf(out, "%s/%s.sig", c->sigdir, esc);
@@ -126,7 +126,7 @@ static errcode_t e2v_sig_path(const struct e2v_seal_cli *c, const char *path, ch
  * verified against, and the directory or file they come from, each named in
  * the message when it cannot be read.
  */
-int e2v_detached_open(struct e2v_seal_cli *c)
+int cli_detached_open(struct cli_seal_run *c)
 {
 	const char *src = c->sigdir ? c->sigdir : c->sigfile, *failed;
 	struct stat st;
@@ -143,20 +143,20 @@ int e2v_detached_open(struct e2v_seal_cli *c)
 	if (fd >= 0)
 		close(fd);
 	if (err) {
-		e2v_error(err, "while reading signatures from '%s'", e2v_name(src));
-		return E2V_EXIT_FAILURE;
+		cli_error(err, "while reading signatures from '%s'", cli_name(src));
+		return CLI_EXIT_FAILURE;
 	}
 	if (!c->so.certfile && !c->cafile)
-		return E2V_EXIT_OK;
-	err = e2v_load_verifier(c->so.certfile, c->cafile, &c->verifier, &failed);
-	return err ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+		return CLI_EXIT_OK;
+	err = cli_load_verifier(c->so.certfile, c->cafile, &c->verifier, &failed);
+	return err ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }
 
 /*
  * Reads every file's signature before the pre-flight, whose space check
  * needs the largest.  Every missing or malformed one is reported.
  */
-int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
+int cli_detached_load(struct cli_seal_run *c, const struct cli_selection *sel)
 {
 	unsigned int bad = 0;
 	size_t max = 0;
@@ -164,19 +164,19 @@ int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
 
 	c->detached = calloc(sel->n ? sel->n : 1, sizeof(*c->detached));
 	if (!c->detached) {
-		e2v_error(ENOMEM, "while reading signatures");
-		return E2V_EXIT_FAILURE;
+		cli_error(ENOMEM, "while reading signatures");
+		return CLI_EXIT_FAILURE;
 	}
 	c->ndetached = sel->n;
 	for (size_t i = 0; i < sel->n; i++) {
 		char *path;
 
-		err = e2v_sig_path(c, sel->v[i].path, &path);
+		err = cli_sig_path(c, sel->v[i].path, &path);
 		if (!err)
-			err = e2v_read_sig(path, &c->detached[i]);
+			err = cli_read_sig(path, &c->detached[i]);
 		if (err) {
-			e2v_error(err, "while reading the signature '%s' of '%s'",
-				  path ? e2v_name(path) : "?", e2v_name(sel->v[i].path));
+			cli_error(err, "while reading the signature '%s' of '%s'",
+				  path ? cli_name(path) : "?", cli_name(sel->v[i].path));
 			bad++;
 		} else if (c->detached[i].size > max) {
 			max = c->detached[i].size;
@@ -184,11 +184,11 @@ int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
 		free(path);
 	}
 	if (bad)
-		return E2V_EXIT_FAILURE;
-	c->opts.sign = e2v_detached_cb;
+		return CLI_EXIT_FAILURE;
+	c->opts.sign = cli_detached_cb;
 	c->opts.sign_ctx = c;
 	c->opts.sig_size_max = max;
-	return E2V_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 /*
@@ -196,35 +196,35 @@ int e2v_detached_load(struct e2v_seal_cli *c, const struct e2v_selection *sel)
  * hashed from the read-only image now: one bad signature and nothing is
  * written.  Every bad one is reported.
  */
-int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v_selection *sel,
-			const struct e2v_seal_rec *plans)
+int cli_detached_verify(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+			const struct cli_seal_rec *plans)
 {
 	struct e2verity_result r;
 	unsigned int bad = 0;
 	errcode_t err;
 
 	if (!c->verifier)
-		return E2V_EXIT_OK;
-	if (e2v_seal_workers_start(c))
-		return E2V_EXIT_FAILURE;
+		return CLI_EXIT_OK;
+	if (cli_seal_workers_start(c))
+		return CLI_EXIT_FAILURE;
 	for (size_t i = 0; i < sel->n; i++) {
-		struct e2v_detached *d = &c->detached[i];
+		struct cli_detached *d = &c->detached[i];
 		char *path;
 
 		if (plans[i].action == E2VERITY_SEAL_SKIP)
 			continue;
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 		if (err) {
-			e2v_error(err, "while hashing '%s'", e2v_name(sel->v[i].path));
+			cli_error(err, "while hashing '%s'", cli_name(sel->v[i].path));
 			bad++;
 			continue;
 		}
 		err = e2verity_verifier_verify(c->verifier, r.desc.hash_algorithm, r.digest, d->sig,
 					       d->size);
 		if (err) {
-			e2v_sig_path(c, sel->v[i].path, &path);
-			e2v_error(err, "while verifying the signature '%s' of '%s'",
-				  path ? e2v_name(path) : "?", e2v_name(sel->v[i].path));
+			cli_sig_path(c, sel->v[i].path, &path);
+			cli_error(err, "while verifying the signature '%s' of '%s'",
+				  path ? cli_name(path) : "?", cli_name(sel->v[i].path));
 			free(path);
 			bad++;
 			if (err == E2VERITY_ET_NO_MEMORY)
@@ -235,6 +235,6 @@ int e2v_detached_verify(struct e2v_seal_cli *c, ext2_filsys fs, const struct e2v
 		d->alg = r.desc.hash_algorithm;
 		memcpy(d->digest, r.digest, sizeof(d->digest));
 	}
-	e2v_seal_workers_stop(c);
-	return bad ? E2V_EXIT_FAILURE : E2V_EXIT_OK;
+	cli_seal_workers_stop(c);
+	return bad ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }

@@ -9,7 +9,7 @@
 
 #include "select.h"
 
-errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs, const char *image)
+errcode_t cli_select_init(struct cli_selection *s, ext2_filsys fs, const char *image)
 {
 	memset(s, 0, sizeof(*s));
 	s->fs = fs;
@@ -17,7 +17,7 @@ errcode_t e2v_select_init(struct e2v_selection *s, ext2_filsys fs, const char *i
 	return ext2fs_allocate_inode_bitmap(fs, "selected inodes", &s->seen);
 }
 
-ext2_ino_t *e2v_select_inos(const struct e2v_selection *s)
+ext2_ino_t *cli_select_inos(const struct cli_selection *s)
 {
 	ext2_ino_t *inos = malloc((s->n ? s->n : 1) * sizeof(*inos));
 
@@ -26,7 +26,7 @@ ext2_ino_t *e2v_select_inos(const struct e2v_selection *s)
 	return inos;
 }
 
-void e2v_select_free(struct e2v_selection *s)
+void cli_select_free(struct cli_selection *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].path);
@@ -43,7 +43,7 @@ void e2v_select_free(struct e2v_selection *s)
 	s->seen = NULL;
 }
 
-int e2v_select_excluded(const struct e2v_selection *s, const char *path)
+int cli_select_excluded(const struct cli_selection *s, const char *path)
 {
 	const char *base = strrchr(path, '/');
 
@@ -59,7 +59,7 @@ int e2v_select_excluded(const struct e2v_selection *s, const char *path)
 	return 0;
 }
 
-static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_ino_t ino,
+static errcode_t cli_select_add(struct cli_selection *s, const char *path, ext2_ino_t ino,
 				int walked)
 {
 	if (s->only && !ext2fs_test_inode_bitmap2(s->only, ino))
@@ -68,7 +68,7 @@ static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_
 		if (!s->keep_links)
 			return 0;
 		/* another name of a file selected already: kept for the listing */
-		if (e2v_grow((void **)&s->links, &s->caplinks, s->nlinks, sizeof(*s->links)))
+		if (cli_grow((void **)&s->links, &s->caplinks, s->nlinks, sizeof(*s->links)))
 			return ENOMEM;
 		s->links[s->nlinks].path = strdup(path);
 		if (!s->links[s->nlinks].path)
@@ -78,7 +78,7 @@ static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_
 		s->nlinks++;
 		return 0;
 	}
-	if (e2v_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+	if (cli_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
 		return ENOMEM;
 	s->v[s->n].path = strdup(path);
 	if (!s->v[s->n].path)
@@ -91,31 +91,31 @@ static errcode_t e2v_select_add(struct e2v_selection *s, const char *path, ext2_
 }
 
 /* one directory entry, collected so that entries are visited sorted by name */
-struct e2v_dirent {
+struct cli_dirent {
 	char *name;
 	int len;
 	ext2_ino_t ino;
 	int type; /* EXT2_FT_* */
-	int bad;  /* a name that cannot be joined into a path (e2v_dirent_name_bad()) */
+	int bad;  /* a name that cannot be joined into a path (cli_dirent_name_bad()) */
 };
 
-struct e2v_dirlist {
-	struct e2v_dirent *v;
+struct cli_dirlist {
+	struct cli_dirent *v;
 	size_t n, cap;
 	errcode_t err;
 };
 
-static int e2v_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
+static int cli_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
 		       int blocksize, char *buf, void *priv)
 {
-	struct e2v_dirlist *l = priv;
+	struct cli_dirlist *l = priv;
 	int len = ext2fs_dirent_name_len(dirent);
-	int bad = e2v_dirent_name_bad(dirent->name, len);
+	int bad = cli_dirent_name_bad(dirent->name, len);
 
 	if ((len == 1 && dirent->name[0] == '.') ||
 	    (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
 		return 0;
-	if (e2v_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
+	if (cli_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
 		l->err = ENOMEM;
 		return DIRENT_ABORT;
 	}
@@ -135,12 +135,12 @@ static int e2v_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent,
 	return 0;
 }
 
-static int e2v_dirent_cmp(const void *a, const void *b)
+static int cli_dirent_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct e2v_dirent *)a)->name, ((const struct e2v_dirent *)b)->name);
+	return strcmp(((const struct cli_dirent *)a)->name, ((const struct cli_dirent *)b)->name);
 }
 
-static char *e2v_join(const char *dir, const char *name)
+static char *cli_join(const char *dir, const char *name)
 {
 	size_t dl = strlen(dir);
 	char *p;
@@ -158,50 +158,50 @@ static char *e2v_join(const char *dir, const char *name)
  * selected, and the selection fails, as for an unreadable directory.  The
  * bytes are shown escaped, '/' and NUL as \xHH.
  */
-static void e2v_dirent_refuse(struct e2v_selection *s, const char *dir, const struct e2v_dirent *d)
+static void cli_dirent_refuse(struct cli_selection *s, const char *dir, const struct cli_dirent *d)
 {
-	char *shown = e2v_escape_component(d->name, d->len);
+	char *shown = cli_escape_component(d->name, d->len);
 
-	e2v_error(EXT2_ET_DIR_CORRUPTED,
+	cli_error(EXT2_ET_DIR_CORRUPTED,
 		  "while reading directory '%s': the entry '%s' (inode %u) is not a name a path "
 		  "can hold (e2fsck -f repairs it); not followed",
-		  e2v_name(dir), shown ? shown : "?", d->ino);
+		  cli_name(dir), shown ? shown : "?", d->ino);
 	free(shown);
 	s->errors++;
 }
 
 /* Adds the regular files under directory @dir, depth first, each directory sorted by name. */
-static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t dir,
+static errcode_t cli_walk(struct cli_selection *s, const char *path, ext2_ino_t dir,
 			  ext2fs_inode_bitmap dirs_seen)
 {
-	struct e2v_dirlist l = { 0 };
+	struct cli_dirlist l = { 0 };
 	errcode_t err;
 
 	/* a corrupt image could link a directory twice; never loop */
 	if (ext2fs_test_inode_bitmap2(dirs_seen, dir))
 		return 0;
 	ext2fs_mark_inode_bitmap2(dirs_seen, dir);
-	err = ext2fs_dir_iterate2(s->fs, dir, 0, NULL, e2v_collect, &l);
+	err = ext2fs_dir_iterate2(s->fs, dir, 0, NULL, cli_collect, &l);
 	if (!err)
 		err = l.err;
 	if (err) {
-		e2v_error(err, "while reading directory '%s'", e2v_name(path));
+		cli_error(err, "while reading directory '%s'", cli_name(path));
 		s->errors++;
 		err = 0;
 		goto out;
 	}
 	if (l.n)
-		qsort(l.v, l.n, sizeof(*l.v), e2v_dirent_cmp);
+		qsort(l.v, l.n, sizeof(*l.v), cli_dirent_cmp);
 	for (size_t i = 0; i < l.n && !err; i++) {
 		struct ext2_inode inode;
 		char *child;
 		int type = l.v[i].type;
 
 		if (l.v[i].bad) {
-			e2v_dirent_refuse(s, path, &l.v[i]);
+			cli_dirent_refuse(s, path, &l.v[i]);
 			continue;
 		}
-		child = e2v_join(path, l.v[i].name);
+		child = cli_join(path, l.v[i].name);
 		if (!child) {
 			err = ENOMEM;
 			break;
@@ -210,7 +210,7 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 			/* no file types in the directory (old filesystems): ask the inode */
 			err = ext2fs_read_inode(s->fs, l.v[i].ino, &inode);
 			if (err) {
-				e2v_error(err, "while reading the inode of '%s'", e2v_name(child));
+				cli_error(err, "while reading the inode of '%s'", cli_name(child));
 				s->errors++;
 				err = 0;
 				free(child);
@@ -220,13 +220,13 @@ static errcode_t e2v_walk(struct e2v_selection *s, const char *path, ext2_ino_t 
 			       : LINUX_S_ISREG(inode.i_mode) ? EXT2_FT_REG_FILE
 							     : EXT2_FT_UNKNOWN;
 		}
-		if (e2v_select_excluded(s, child)) {
+		if (cli_select_excluded(s, child)) {
 			if (s->verbose)
-				fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, e2v_name(child));
+				fprintf(stderr, "%s: excluded '%s'\n", cli_prog, cli_name(child));
 		} else if (type == EXT2_FT_DIR) {
-			err = e2v_walk(s, child, l.v[i].ino, dirs_seen);
+			err = cli_walk(s, child, l.v[i].ino, dirs_seen);
 		} else if (type == EXT2_FT_REG_FILE) {
-			err = e2v_select_add(s, child, l.v[i].ino, 1);
+			err = cli_select_add(s, child, l.v[i].ino, 1);
 		}
 		free(child);
 	}
@@ -237,22 +237,22 @@ out:
 	return err;
 }
 
-static errcode_t e2v_walk_from(struct e2v_selection *s, const char *path, ext2_ino_t dir)
+static errcode_t cli_walk_from(struct cli_selection *s, const char *path, ext2_ino_t dir)
 {
 	ext2fs_inode_bitmap dirs_seen;
 	errcode_t err;
 
 	err = ext2fs_allocate_inode_bitmap(s->fs, "walked directories", &dirs_seen);
 	if (err) {
-		e2v_error(err, "while reading directory '%s'", e2v_name(path));
+		cli_error(err, "while reading directory '%s'", cli_name(path));
 		return err;
 	}
-	err = e2v_walk(s, path, dir, dirs_seen);
+	err = cli_walk(s, path, dir, dirs_seen);
 	ext2fs_free_inode_bitmap(dirs_seen);
 	return err;
 }
 
-errcode_t e2v_select_path(struct e2v_selection *s, const char *name)
+errcode_t cli_select_path(struct cli_selection *s, const char *name)
 {
 	struct ext2_inode inode;
 	ext2_ino_t ino;
@@ -262,40 +262,40 @@ errcode_t e2v_select_path(struct e2v_selection *s, const char *name)
 	path = strdup(name);
 	if (!path)
 		return ENOMEM;
-	if (e2v_normalize_path(path)) {
-		e2v_error(0, E2V_MSG_RELATIVE, e2v_name(name));
+	if (cli_normalize_path(path)) {
+		cli_error(0, CLI_MSG_RELATIVE, cli_name(name));
 		s->errors++;
 		goto out;
 	}
-	if (e2v_select_excluded(s, path)) {
+	if (cli_select_excluded(s, path)) {
 		if (s->verbose)
-			fprintf(stderr, "%s: excluded '%s'\n", e2v_prog, e2v_name(path));
+			fprintf(stderr, "%s: excluded '%s'\n", cli_prog, cli_name(path));
 		goto out;
 	}
-	err = e2v_cli_lookup(s->fs, s->image, path, &ino);
+	err = cli_lookup(s->fs, s->image, path, &ino);
 	if (err) {
 		s->errors++;
 		goto out;
 	}
 	err = ext2fs_read_inode(s->fs, ino, &inode);
 	if (err) {
-		e2v_error(err, "while reading the inode of '%s'", e2v_name(path));
+		cli_error(err, "while reading the inode of '%s'", cli_name(path));
 		s->errors++;
 		goto out;
 	}
 	if (LINUX_S_ISDIR(inode.i_mode)) {
 		if (s->recursive) {
-			err = e2v_walk_from(s, path, ino);
+			err = cli_walk_from(s, path, ino);
 			free(path);
 			return err;
 		}
-		e2v_error(EISDIR, "while checking '%s' (-r %s the files under a directory)",
-			  e2v_name(path), s->verb ? s->verb : "selects");
+		cli_error(EISDIR, "while checking '%s' (-r %s the files under a directory)",
+			  cli_name(path), s->verb ? s->verb : "selects");
 		s->errors++;
 		goto out;
 	}
 	/* anything else is the command's to judge, so that it reports why */
-	err = e2v_select_add(s, path, ino, 0);
+	err = cli_select_add(s, path, ino, 0);
 	free(path);
 	return err;
 out:
@@ -303,12 +303,12 @@ out:
 	return 0;
 }
 
-errcode_t e2v_select_all(struct e2v_selection *s)
+errcode_t cli_select_all(struct cli_selection *s)
 {
-	return e2v_walk_from(s, "/", EXT2_ROOT_INO);
+	return cli_walk_from(s, "/", EXT2_ROOT_INO);
 }
 
-errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int nul)
+errcode_t cli_select_files_from(struct cli_selection *s, const char *list, int nul)
 {
 	FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
 	char *line = NULL;
@@ -318,7 +318,7 @@ errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int n
 
 	if (!f) {
 		err = errno;
-		e2v_error(err, "while opening the file list '%s'", e2v_name(list));
+		cli_error(err, "while opening the file list '%s'", cli_name(list));
 		return err;
 	}
 	while (!err && (len = getdelim(&line, &cap, nul ? '\0' : '\n', f)) >= 0) {
@@ -328,32 +328,32 @@ errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int n
 		/* a NUL in a line list would cut the name short: a wrong file, silently */
 		if (!nul && memchr(line, '\0', len)) {
 			err = EINVAL;
-			e2v_error(err,
+			cli_error(err,
 				  "while reading the file list '%s': line %zu has a NUL byte "
 				  "(-0 reads a list of NUL-terminated names, as find -print0 "
 				  "writes)",
-				  e2v_name(list), lineno);
+				  cli_name(list), lineno);
 			break;
 		}
 		if (len == 0)
 			continue;
 		/* a line list holds names as e2verity prints them: the same escapes read back */
-		bad = nul ? -1 : e2v_unescape(line);
+		bad = nul ? -1 : cli_unescape(line);
 		if (bad >= 0) {
 			err = EINVAL;
-			e2v_error(
+			cli_error(
 				err,
 				"while reading the file list '%s': line %zu, byte %zd: a backslash "
 				"that starts none of \\\\, \\n, \\t, \\xHH (a list holds names as "
 				"e2verity prints them; -0 reads them as they are)",
-				e2v_name(list), lineno, bad + 1);
+				cli_name(list), lineno, bad + 1);
 			break;
 		}
-		err = e2v_select_path(s, line);
+		err = cli_select_path(s, line);
 	}
 	if (!err && ferror(f)) {
 		err = errno ? errno : EIO;
-		e2v_error(err, "while reading the file list '%s'", e2v_name(list));
+		cli_error(err, "while reading the file list '%s'", cli_name(list));
 	}
 	free(line);
 	if (f != stdin)
@@ -361,7 +361,7 @@ errcode_t e2v_select_files_from(struct e2v_selection *s, const char *list, int n
 	return err;
 }
 
-static int e2v_push(const char ***v, size_t *n, const char *s)
+static int cli_push(const char ***v, size_t *n, const char *s)
 {
 	const char **p = realloc(*v, (*n + 1) * sizeof(**v));
 
@@ -372,7 +372,7 @@ static int e2v_push(const char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-int e2v_parse_select_option(int opt, const char *arg, struct e2v_select_args *a)
+int cli_parse_select_option(int opt, const char *arg, struct cli_select_args *a)
 {
 	switch (opt) {
 	case 'r':
@@ -385,26 +385,26 @@ int e2v_parse_select_option(int opt, const char *arg, struct e2v_select_args *a)
 		a->null = 1;
 		return 1;
 	case OPT_FILES_FROM:
-		return e2v_push(&a->files_from, &a->nfiles_from, arg) ? -1 : 1;
+		return cli_push(&a->files_from, &a->nfiles_from, arg) ? -1 : 1;
 	case OPT_EXCLUDE:
-		return e2v_push(&a->excludes, &a->nexcludes, arg) ? -1 : 1;
+		return cli_push(&a->excludes, &a->nexcludes, arg) ? -1 : 1;
 	}
 	return 0;
 }
 
-int e2v_select_args_finish(const struct e2v_command *cmd, int argc, char *argv[],
-			   const char **image, struct e2v_select_args *a)
+int cli_select_args_finish(const struct cli_command *cmd, int argc, char *argv[],
+			   const char **image, struct cli_select_args *a)
 {
-	int r = e2v_image_operands(cmd, argc, argv, image, &a->paths, &a->npaths);
+	int r = cli_image_operands(cmd, argc, argv, image, &a->paths, &a->npaths);
 
 	if (r)
 		return r;
 	if (!a->npaths && !a->all && !a->nfiles_from)
-		return e2v_usage_error(cmd, "no PATH given (or -a, --files-from)");
-	return e2v_image_paths(cmd, a->paths, a->npaths);
+		return cli_usage_error(cmd, "no PATH given (or -a, --files-from)");
+	return cli_image_paths(cmd, a->paths, a->npaths);
 }
 
-void e2v_select_args_free(struct e2v_select_args *a)
+void cli_select_args_free(struct cli_select_args *a)
 {
 	free(a->files_from);
 	free(a->excludes);
@@ -412,7 +412,7 @@ void e2v_select_args_free(struct e2v_select_args *a)
 	a->nfiles_from = a->nexcludes = 0;
 }
 
-int e2v_parse_write_option(int opt, const char *arg, struct e2v_write_args *w)
+int cli_parse_write_option(int opt, const char *arg, struct cli_write_args *w)
 {
 	switch (opt) {
 	case 'n':
@@ -431,56 +431,56 @@ int e2v_parse_write_option(int opt, const char *arg, struct e2v_write_args *w)
 		w->force = 1;
 		return 1;
 	}
-	return e2v_parse_select_option(opt, arg, &w->sel);
+	return cli_parse_select_option(opt, arg, &w->sel);
 }
 
-int e2v_write_args_finish(const struct e2v_command *cmd, int argc, char *argv[],
-			  struct e2v_write_args *w)
+int cli_write_args_finish(const struct cli_command *cmd, int argc, char *argv[],
+			  struct cli_write_args *w)
 {
-	int r = e2v_select_args_finish(cmd, argc, argv, &w->image, &w->sel);
+	int r = cli_select_args_finish(cmd, argc, argv, &w->image, &w->sel);
 
 	if (r)
 		return r;
 	if (w->dry_run && w->undo_file)
-		return e2v_usage_error(cmd, "-z has nothing to undo in a dry run");
+		return cli_usage_error(cmd, "-z has nothing to undo in a dry run");
 	return 0;
 }
 
-void e2v_write_args_free(struct e2v_write_args *w)
+void cli_write_args_free(struct cli_write_args *w)
 {
-	e2v_select_args_free(&w->sel);
+	cli_select_args_free(&w->sel);
 }
 
-errcode_t e2v_write_image_open(struct e2v_image *img, const struct e2v_write_args *w, int preflight)
+errcode_t cli_write_image_open(struct cli_image *img, const struct cli_write_args *w, int preflight)
 {
-	unsigned int flags = (w->force ? E2V_IMAGE_FORCE : 0) | (w->quiet ? E2V_IMAGE_QUIET : 0);
+	unsigned int flags = (w->force ? CLI_IMAGE_FORCE : 0) | (w->quiet ? CLI_IMAGE_QUIET : 0);
 
 	if (preflight)
-		return e2v_image_open(
+		return cli_image_open(
 			img, w->image,
-			flags | E2V_IMAGE_PREFLIGHT | (w->dry_run ? E2V_IMAGE_SHARED : 0),
+			flags | CLI_IMAGE_PREFLIGHT | (w->dry_run ? CLI_IMAGE_SHARED : 0),
 			w->dry_run ? NULL : w->undo_file);
-	return e2v_image_open(img, w->image, flags | E2V_IMAGE_WRITE, w->undo_file);
+	return cli_image_open(img, w->image, flags | CLI_IMAGE_WRITE, w->undo_file);
 }
 
-static int e2v_link_cmp(const void *a, const void *b)
+static int cli_link_cmp(const void *a, const void *b)
 {
-	const struct e2v_target *x = a, *y = b;
+	const struct cli_target *x = a, *y = b;
 
 	if (x->ino != y->ino)
 		return x->ino < y->ino ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 
-int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image, const char *verb,
-		   const struct e2v_select_args *a, int verbose)
+int cli_select_run(struct cli_selection *sel, ext2_filsys fs, const char *image, const char *verb,
+		   const struct cli_select_args *a, int verbose)
 {
 	errcode_t err;
 
-	err = e2v_select_init(sel, fs, image);
+	err = cli_select_init(sel, fs, image);
 	if (err) {
-		e2v_error(err, "while reading '%s'", e2v_name(image));
-		return E2V_EXIT_FAILURE;
+		cli_error(err, "while reading '%s'", cli_name(image));
+		return CLI_EXIT_FAILURE;
 	}
 	sel->excludes = a->excludes;
 	sel->nexcludes = a->nexcludes;
@@ -489,23 +489,23 @@ int e2v_select_run(struct e2v_selection *sel, ext2_filsys fs, const char *image,
 	sel->verbose = verbose;
 	sel->verb = verb;
 	for (int i = 0; !err && i < a->npaths; i++)
-		err = e2v_select_path(sel, a->paths[i]);
+		err = cli_select_path(sel, a->paths[i]);
 	for (size_t i = 0; !err && i < a->nfiles_from; i++)
-		err = e2v_select_files_from(sel, a->files_from[i], a->null);
+		err = cli_select_files_from(sel, a->files_from[i], a->null);
 	if (!err && a->all)
-		err = e2v_select_all(sel);
+		err = cli_select_all(sel);
 	if (err) {
 		/* a file list that cannot be read was reported where it failed */
 		if (err == ENOMEM)
-			e2v_error(err, "while selecting files in '%s'", e2v_name(image));
-		return E2V_EXIT_FAILURE;
+			cli_error(err, "while selecting files in '%s'", cli_name(image));
+		return CLI_EXIT_FAILURE;
 	}
 	if (sel->nlinks)
-		qsort(sel->links, sel->nlinks, sizeof(*sel->links), e2v_link_cmp);
-	return E2V_EXIT_OK;
+		qsort(sel->links, sel->nlinks, sizeof(*sel->links), cli_link_cmp);
+	return CLI_EXIT_OK;
 }
 
-const struct e2v_target *e2v_select_links(const struct e2v_selection *sel, ext2_ino_t ino,
+const struct cli_target *cli_select_links(const struct cli_selection *sel, ext2_ino_t ino,
 					  size_t *n)
 {
 	size_t lo = 0, hi = sel->nlinks, first;

@@ -13,30 +13,30 @@
 
 #include "cmd.h"
 
-#define E2V_PASS_MAX 1024
+#define CLI_PASS_MAX 1024
 
 /* what the library last said failed: it names the file, so nothing is reopened to guess */
 static struct {
 	errcode_t err;
 	char object[PATH_MAX];
-} e2v_last_failure;
+} cli_last_failure;
 
-static void e2v_note_failure(void *ctx, errcode_t err, const char *object, const char *detail)
+static void cli_note_failure(void *ctx, errcode_t err, const char *object, const char *detail)
 {
-	e2v_last_failure.err = err;
-	snprintf(e2v_last_failure.object, sizeof(e2v_last_failure.object), "%s",
+	cli_last_failure.err = err;
+	snprintf(cli_last_failure.object, sizeof(cli_last_failure.object), "%s",
 		 object ? object : "");
 }
 
-const char *e2v_failed_file(errcode_t err, const char *keyfile, const char *certfile)
+const char *cli_failed_file(errcode_t err, const char *keyfile, const char *certfile)
 {
-	if (e2v_last_failure.err == err && e2v_last_failure.object[0])
-		return e2v_last_failure.object;
+	if (cli_last_failure.err == err && cli_last_failure.object[0])
+		return cli_last_failure.object;
 	return certfile && err == E2VERITY_ET_CERT_LOAD ? certfile : keyfile;
 }
 
 /* The first line of @fd, without its newline; read a byte at a time so nothing more is taken. */
-static errcode_t e2v_read_line(int fd, char *buf, size_t size)
+static errcode_t cli_read_line(int fd, char *buf, size_t size)
 {
 	size_t n = 0;
 	ssize_t r;
@@ -64,7 +64,7 @@ static errcode_t e2v_read_line(int fd, char *buf, size_t size)
  * The pass phrase forms of openssl(1)'s -passin: pass:, env:, file:, fd:,
  * stdin.  Anything else is the pass phrase itself, as --key-pass always took.
  */
-static errcode_t e2v_pass_from(const char *spec, char *buf, size_t size)
+static errcode_t cli_pass_from(const char *spec, char *buf, size_t size)
 {
 	const char *v;
 	errcode_t err;
@@ -82,7 +82,7 @@ static errcode_t e2v_pass_from(const char *spec, char *buf, size_t size)
 		f = open(spec + 5, O_RDONLY | O_CLOEXEC);
 		if (f < 0)
 			return errno;
-		err = e2v_read_line(f, buf, size);
+		err = cli_read_line(f, buf, size);
 		close(f);
 		return err;
 	} else if (strncmp(spec, "fd:", 3) == 0) {
@@ -90,9 +90,9 @@ static errcode_t e2v_pass_from(const char *spec, char *buf, size_t size)
 		fd = strtol(spec + 3, &end, 10);
 		if (errno || end == spec + 3 || *end || fd < 0 || fd > INT_MAX)
 			return E2VERITY_ET_KEY_PASS_SOURCE;
-		return e2v_read_line(fd, buf, size);
+		return cli_read_line(fd, buf, size);
 	} else if (strcmp(spec, "stdin") == 0) {
-		return e2v_read_line(STDIN_FILENO, buf, size);
+		return cli_read_line(STDIN_FILENO, buf, size);
 	} else {
 		v = spec;
 	}
@@ -103,16 +103,16 @@ static errcode_t e2v_pass_from(const char *spec, char *buf, size_t size)
 }
 
 /* what a loader of a key (and certificate) looks like: the fs-verity signer's or IMA's */
-typedef errcode_t (*e2v_key_loader)(const char *keyfile, const char *certfile, const char *pass,
+typedef errcode_t (*cli_key_loader)(const char *keyfile, const char *certfile, const char *pass,
 				    void *ret);
 
-static errcode_t e2v_load_fsverity(const char *keyfile, const char *certfile, const char *pass,
+static errcode_t cli_load_fsverity(const char *keyfile, const char *certfile, const char *pass,
 				   void *ret)
 {
 	return e2verity_signer_load(keyfile, certfile, pass, ret);
 }
 
-static errcode_t e2v_load_ima(const char *keyfile, const char *certfile, const char *pass,
+static errcode_t cli_load_ima(const char *keyfile, const char *certfile, const char *pass,
 			      void *ret)
 {
 	return e2verity_ima_signer_load(keyfile, certfile, pass, ret);
@@ -123,19 +123,19 @@ static errcode_t e2v_load_ima(const char *keyfile, const char *certfile, const c
  * encrypted and none was given, as openssl(1) does.  Only an interactive user
  * is asked: a script gets the error.  Errors are reported here.
  */
-static errcode_t e2v_load_with_pass(const struct e2v_signer_opts *o, e2v_key_loader load,
+static errcode_t cli_load_with_pass(const struct cli_signer_opts *o, cli_key_loader load,
 				    void *ret)
 {
-	char prompt[256], pass[E2V_PASS_MAX];
+	char prompt[256], pass[CLI_PASS_MAX];
 	errcode_t err;
 
-	e2v_last_failure.err = 0;
-	e2verity_set_log_callback(e2v_note_failure, NULL);
+	cli_last_failure.err = 0;
+	e2verity_set_log_callback(cli_note_failure, NULL);
 	if (o->key_pass) {
-		err = e2v_pass_from(o->key_pass, pass, sizeof(pass));
+		err = cli_pass_from(o->key_pass, pass, sizeof(pass));
 		if (err) {
-			e2v_error(err, "while reading the pass phrase from '%s'",
-				  e2v_name(o->key_pass));
+			cli_error(err, "while reading the pass phrase from '%s'",
+				  cli_name(o->key_pass));
 			goto out;
 		}
 		err = load(o->keyfile, o->certfile, pass, ret);
@@ -148,19 +148,19 @@ static errcode_t e2v_load_with_pass(const struct e2v_signer_opts *o, e2v_key_loa
 		}
 	}
 	if (err)
-		e2v_error(err, "while loading '%s'",
-			  e2v_name(e2v_failed_file(err, o->keyfile, o->certfile)));
+		cli_error(err, "while loading '%s'",
+			  cli_name(cli_failed_file(err, o->keyfile, o->certfile)));
 out:
 	OPENSSL_cleanse(pass, sizeof(pass));
 	return err;
 }
 
-errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signer **signer)
+errcode_t cli_load_signer(const struct cli_signer_opts *o, struct e2verity_signer **signer)
 {
 	errcode_t err;
 
 	*signer = NULL;
-	err = e2v_load_with_pass(o, e2v_load_fsverity, signer);
+	err = cli_load_with_pass(o, cli_load_fsverity, signer);
 	if (err)
 		return err;
 	if (o->embed >= 0)
@@ -169,17 +169,17 @@ errcode_t e2v_load_signer(const struct e2v_signer_opts *o, struct e2verity_signe
 		fprintf(stderr,
 			"%s: warning: '%s' has no Authority Key Identifier: the kernel cannot "
 			"chain it to a CA in its keyring\n",
-			e2v_prog, e2v_name(o->certfile ? o->certfile : o->keyfile));
+			cli_prog, cli_name(o->certfile ? o->certfile : o->keyfile));
 	return 0;
 }
 
-errcode_t e2v_load_ima_signer(const struct e2v_signer_opts *o, struct e2verity_ima_signer **signer)
+errcode_t cli_load_ima_signer(const struct cli_signer_opts *o, struct e2verity_ima_signer **signer)
 {
 	int from_cert;
 	errcode_t err;
 
 	*signer = NULL;
-	err = e2v_load_with_pass(o, e2v_load_ima, signer);
+	err = cli_load_with_pass(o, cli_load_ima, signer);
 	if (err)
 		return err;
 	e2verity_ima_signer_key_id(*signer, &from_cert);
@@ -188,29 +188,29 @@ errcode_t e2v_load_ima_signer(const struct e2v_signer_opts *o, struct e2verity_i
 		fprintf(stderr,
 			"%s: warning: '%s' has no subject key identifier: the key id is derived "
 			"from the key, as evmctl derives it, and the kernel may not find the key\n",
-			e2v_prog, e2v_name(o->certfile));
+			cli_prog, cli_name(o->certfile));
 	return 0;
 }
 
-errcode_t e2v_load_verifier(const char *certfile, const char *cafile, struct e2verity_verifier **v,
+errcode_t cli_load_verifier(const char *certfile, const char *cafile, struct e2verity_verifier **v,
 			    const char **failed)
 {
 	errcode_t err;
 
-	e2v_last_failure.err = 0;
-	e2verity_set_log_callback(e2v_note_failure, NULL);
+	cli_last_failure.err = 0;
+	e2verity_set_log_callback(cli_note_failure, NULL);
 	err = e2verity_verifier_load(certfile, cafile, v);
 	if (!err)
 		return 0;
-	if (e2v_last_failure.err == err && e2v_last_failure.object[0])
-		*failed = e2v_last_failure.object;
+	if (cli_last_failure.err == err && cli_last_failure.object[0])
+		*failed = cli_last_failure.object;
 	else
 		*failed = certfile ? certfile : cafile;
-	e2v_error(err, "while loading '%s'", e2v_name(*failed));
+	cli_error(err, "while loading '%s'", cli_name(*failed));
 	return err;
 }
 
-int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o)
+int cli_parse_signer_option(int opt, const char *arg, struct cli_signer_opts *o)
 {
 	switch (opt) {
 	case OPT_KEY:
@@ -232,19 +232,19 @@ int e2v_parse_signer_option(int opt, const char *arg, struct e2v_signer_opts *o)
 	return 0;
 }
 
-errcode_t e2v_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
+errcode_t cli_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
 		      size_t *sig_size)
 {
 	return e2verity_sign_digest(ctx, alg, digest, sig, sig_size);
 }
 
-errcode_t e2v_ima_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **value,
+errcode_t cli_ima_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **value,
 			  size_t *len)
 {
 	return e2verity_ima_sign(ctx, alg, digest, value, len);
 }
 
-int e2v_ima_keep_cb(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *value,
+int cli_ima_keep_cb(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *value,
 		    size_t len)
 {
 	return e2verity_ima_signer_verify(ctx, alg, digest, value, len) == 0;

@@ -13,19 +13,19 @@
  * The format, as AOSP's libsparse (sparse_format.h) writes it, all fields
  * little-endian: a file header, then chunks, each a header and its payload.
  */
-#define E2V_SPARSE_HDR 28
-#define E2V_CHUNK_HDR 12
-#define E2V_CHUNK_RAW 0xcac1
-#define E2V_CHUNK_FILL 0xcac2
-#define E2V_CHUNK_DONT_CARE 0xcac3
-#define E2V_CHUNK_CRC32 0xcac4
+#define CLI_SPARSE_HDR 28
+#define CLI_CHUNK_HDR 12
+#define CLI_CHUNK_RAW 0xcac1
+#define CLI_CHUNK_FILL 0xcac2
+#define CLI_CHUNK_DONT_CARE 0xcac3
+#define CLI_CHUNK_CRC32 0xcac4
 
 /* what is read or written at once */
-#define E2V_SPARSE_WINDOW (1u << 20)
+#define CLI_SPARSE_WINDOW (1u << 20)
 /* a raw chunk's size must fit its 32-bit total_sz */
-#define E2V_RAW_CHUNK_MAX (64u << 20)
+#define CLI_RAW_CHUNK_MAX (64u << 20)
 
-struct e2v_chunk {
+struct cli_chunk {
 	unsigned int type;
 	uint32_t blocks;
 	uint64_t block;	   /* the first block it covers */
@@ -33,36 +33,36 @@ struct e2v_chunk {
 	uint32_t fill;
 };
 
-struct e2v_walk {
+struct cli_walk {
 	int fd;
 	uint64_t file_size, pos, block;
 	unsigned int file_hdr, chunk_hdr, index, chunks;
 	uint32_t block_size, blocks;
 };
 
-static uint16_t e2v_le16(const unsigned char *p)
+static uint16_t cli_le16(const unsigned char *p)
 {
 	return p[0] | p[1] << 8;
 }
 
-static uint32_t e2v_le32(const unsigned char *p)
+static uint32_t cli_le32(const unsigned char *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static void e2v_put16(unsigned char *p, uint16_t v)
+static void cli_put16(unsigned char *p, uint16_t v)
 {
 	p[0] = v;
 	p[1] = v >> 8;
 }
 
-static void e2v_put32(unsigned char *p, uint32_t v)
+static void cli_put32(unsigned char *p, uint32_t v)
 {
-	e2v_put16(p, v);
-	e2v_put16(p + 2, v >> 16);
+	cli_put16(p, v);
+	cli_put16(p + 2, v >> 16);
 }
 
-static errcode_t e2v_read_at(int fd, void *buf, size_t len, uint64_t pos)
+static errcode_t cli_read_at(int fd, void *buf, size_t len, uint64_t pos)
 {
 	char *p = buf;
 
@@ -82,40 +82,40 @@ static errcode_t e2v_read_at(int fd, void *buf, size_t len, uint64_t pos)
 	return 0;
 }
 
-static errcode_t e2v_write_at(int fd, const void *buf, size_t len, uint64_t pos)
+static errcode_t cli_write_at(int fd, const void *buf, size_t len, uint64_t pos)
 {
-	return e2v_write_all(fd, buf, len, pos);
+	return cli_write_all(fd, buf, len, pos);
 }
 
-static errcode_t e2v_walk_start(struct e2v_walk *w, int fd, uint64_t file_size, char *why,
+static errcode_t cli_walk_start(struct cli_walk *w, int fd, uint64_t file_size, char *why,
 				size_t ws)
 {
-	unsigned char h[E2V_SPARSE_HDR];
+	unsigned char h[CLI_SPARSE_HDR];
 	errcode_t err;
 
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
 	w->file_size = file_size;
-	if (file_size < E2V_SPARSE_HDR) {
+	if (file_size < CLI_SPARSE_HDR) {
 		snprintf(why, ws, " (an Android sparse image cut short at %llu bytes)",
 			(unsigned long long)file_size);
 		return EXT2_ET_SHORT_READ;
 	}
-	err = e2v_read_at(fd, h, sizeof(h), 0);
+	err = cli_read_at(fd, h, sizeof(h), 0);
 	if (err)
 		return err;
-	w->file_hdr = e2v_le16(h + 8);
-	w->chunk_hdr = e2v_le16(h + 10);
-	w->block_size = e2v_le32(h + 12);
-	w->blocks = e2v_le32(h + 16);
-	w->chunks = e2v_le32(h + 20);
+	w->file_hdr = cli_le16(h + 8);
+	w->chunk_hdr = cli_le16(h + 10);
+	w->block_size = cli_le32(h + 12);
+	w->blocks = cli_le32(h + 16);
+	w->chunks = cli_le32(h + 20);
 	w->pos = w->file_hdr;
-	if (e2v_le32(h) != E2V_SPARSE_MAGIC || e2v_le16(h + 4) != 1) {
+	if (cli_le32(h) != CLI_SPARSE_MAGIC || cli_le16(h + 4) != 1) {
 		snprintf(why, ws, " (an Android sparse image of version %u.%u; 1.x is known)",
-			e2v_le16(h + 4), e2v_le16(h + 6));
+			cli_le16(h + 4), cli_le16(h + 6));
 		return EXT2_ET_UNIMPLEMENTED;
 	}
-	if (w->file_hdr < E2V_SPARSE_HDR || w->file_hdr > 4096 || w->chunk_hdr < E2V_CHUNK_HDR ||
+	if (w->file_hdr < CLI_SPARSE_HDR || w->file_hdr > 4096 || w->chunk_hdr < CLI_CHUNK_HDR ||
 	    w->chunk_hdr > 4096 || w->block_size < 4 || w->block_size % 4 ||
 	    w->block_size > (64u << 20)) {
 		snprintf(why, ws,
@@ -125,7 +125,7 @@ static errcode_t e2v_walk_start(struct e2v_walk *w, int fd, uint64_t file_size, 
 		return EINVAL;
 	}
 	/* every chunk takes at least its header: the count is bounded by the file */
-	if ((uint64_t)w->chunks * w->chunk_hdr > file_size - E2V_SPARSE_HDR ||
+	if ((uint64_t)w->chunks * w->chunk_hdr > file_size - CLI_SPARSE_HDR ||
 	    w->file_hdr > file_size) {
 		snprintf(why, ws,
 			" (a damaged Android sparse image: its header claims %u chunks, more than "
@@ -137,9 +137,9 @@ static errcode_t e2v_walk_start(struct e2v_walk *w, int fd, uint64_t file_size, 
 }
 
 /* The next chunk, checked; call while w->index < w->chunks. */
-static errcode_t e2v_walk_next(struct e2v_walk *w, struct e2v_chunk *c, char *why, size_t ws)
+static errcode_t cli_walk_next(struct cli_walk *w, struct cli_chunk *c, char *why, size_t ws)
 {
-	unsigned char h[E2V_CHUNK_HDR + 4];
+	unsigned char h[CLI_CHUNK_HDR + 4];
 	uint64_t total, want;
 	unsigned int n = w->index + 1;
 	errcode_t err;
@@ -151,24 +151,24 @@ static errcode_t e2v_walk_next(struct e2v_walk *w, struct e2v_chunk *c, char *wh
 			n, w->chunks, (unsigned long long)w->file_size);
 		return EXT2_ET_SHORT_READ;
 	}
-	err = e2v_read_at(w->fd, h, E2V_CHUNK_HDR, w->pos);
+	err = cli_read_at(w->fd, h, CLI_CHUNK_HDR, w->pos);
 	if (err)
 		return err;
 	memset(c, 0, sizeof(*c));
-	c->type = e2v_le16(h);
-	c->blocks = e2v_le32(h + 4);
+	c->type = cli_le16(h);
+	c->blocks = cli_le32(h + 4);
 	c->block = w->block;
-	total = e2v_le32(h + 8);
+	total = cli_le32(h + 8);
 	c->data_pos = w->pos + w->chunk_hdr;
 	switch (c->type) {
-	case E2V_CHUNK_RAW:
+	case CLI_CHUNK_RAW:
 		want = w->chunk_hdr + (uint64_t)c->blocks * w->block_size;
 		break;
-	case E2V_CHUNK_FILL:
-	case E2V_CHUNK_CRC32:
+	case CLI_CHUNK_FILL:
+	case CLI_CHUNK_CRC32:
 		want = w->chunk_hdr + 4;
 		break;
-	case E2V_CHUNK_DONT_CARE:
+	case CLI_CHUNK_DONT_CARE:
 		want = w->chunk_hdr;
 		break;
 	default:
@@ -191,14 +191,14 @@ static errcode_t e2v_walk_next(struct e2v_walk *w, struct e2v_chunk *c, char *wh
 			n, (unsigned long long)total, (unsigned long long)w->file_size);
 		return EXT2_ET_SHORT_READ;
 	}
-	if (c->type == E2V_CHUNK_FILL) {
-		err = e2v_read_at(w->fd, h + E2V_CHUNK_HDR, 4, c->data_pos);
+	if (c->type == CLI_CHUNK_FILL) {
+		err = cli_read_at(w->fd, h + CLI_CHUNK_HDR, 4, c->data_pos);
 		if (err)
 			return err;
-		c->fill = e2v_le32(h + E2V_CHUNK_HDR);
+		c->fill = cli_le32(h + CLI_CHUNK_HDR);
 	}
 	/* a checksum chunk covers no block */
-	if (c->type == E2V_CHUNK_CRC32)
+	if (c->type == CLI_CHUNK_CRC32)
 		c->blocks = 0;
 	if (c->blocks > w->blocks - w->block) {
 		snprintf(why, ws,
@@ -220,27 +220,27 @@ static errcode_t e2v_walk_next(struct e2v_walk *w, struct e2v_chunk *c, char *wh
 	return 0;
 }
 
-errcode_t e2v_sparse_scan(int fd, uint64_t file_size, struct e2v_sparse *sp, char *why,
+errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, char *why,
 			  size_t ws)
 {
-	struct e2v_walk w;
-	struct e2v_chunk c;
+	struct cli_walk w;
+	struct cli_chunk c;
 	size_t cap = 0;
 	errcode_t err;
 
 	memset(sp, 0, sizeof(*sp));
-	err = e2v_walk_start(&w, fd, file_size, why, ws);
+	err = cli_walk_start(&w, fd, file_size, why, ws);
 	if (err)
 		return err;
 	sp->block_size = w.block_size;
 	sp->blocks = w.blocks;
 	while (w.index < w.chunks) {
-		err = e2v_walk_next(&w, &c, why, ws);
+		err = cli_walk_next(&w, &c, why, ws);
 		if (err)
 			return err;
-		if (c.type == E2V_CHUNK_RAW || (c.type == E2V_CHUNK_FILL && c.fill))
+		if (c.type == CLI_CHUNK_RAW || (c.type == CLI_CHUNK_FILL && c.fill))
 			sp->data_bytes += (uint64_t)c.blocks * w.block_size;
-		if (c.type != E2V_CHUNK_DONT_CARE || !c.blocks)
+		if (c.type != CLI_CHUNK_DONT_CARE || !c.blocks)
 			continue;
 		if (sp->ndontcare &&
 		    sp->dontcare[sp->ndontcare - 1].start + sp->dontcare[sp->ndontcare - 1].count ==
@@ -248,7 +248,7 @@ errcode_t e2v_sparse_scan(int fd, uint64_t file_size, struct e2v_sparse *sp, cha
 			sp->dontcare[sp->ndontcare - 1].count += c.blocks;
 			continue;
 		}
-		if (e2v_grow((void **)&sp->dontcare, &cap, sp->ndontcare, sizeof(*sp->dontcare)))
+		if (cli_grow((void **)&sp->dontcare, &cap, sp->ndontcare, sizeof(*sp->dontcare)))
 			return ENOMEM;
 		sp->dontcare[sp->ndontcare].start = c.block;
 		sp->dontcare[sp->ndontcare++].count = c.blocks;
@@ -256,13 +256,13 @@ errcode_t e2v_sparse_scan(int fd, uint64_t file_size, struct e2v_sparse *sp, cha
 	return 0;
 }
 
-static int e2v_is_zero(const unsigned char *b, size_t len)
+static int cli_is_zero(const unsigned char *b, size_t len)
 {
 	return !b[0] && !memcmp(b, b + 1, len - 1);
 }
 
 /* Writes the blocks of @buf that are not all zeros, runs at once. */
-static errcode_t e2v_write_nonzero(int rawfd, const unsigned char *buf, size_t len,
+static errcode_t cli_write_nonzero(int rawfd, const unsigned char *buf, size_t len,
 				   unsigned int bs, uint64_t pos)
 {
 	size_t i = 0;
@@ -271,13 +271,13 @@ static errcode_t e2v_write_nonzero(int rawfd, const unsigned char *buf, size_t l
 	while (i < len) {
 		size_t j;
 
-		if (e2v_is_zero(buf + i, bs)) {
+		if (cli_is_zero(buf + i, bs)) {
 			i += bs;
 			continue;
 		}
-		for (j = i + bs; j < len && !e2v_is_zero(buf + j, bs); j += bs)
+		for (j = i + bs; j < len && !cli_is_zero(buf + j, bs); j += bs)
 			;
-		err = e2v_write_at(rawfd, buf + i, j - i, pos + i);
+		err = cli_write_at(rawfd, buf + i, j - i, pos + i);
 		if (err)
 			return err;
 		i = j;
@@ -285,45 +285,45 @@ static errcode_t e2v_write_nonzero(int rawfd, const unsigned char *buf, size_t l
 	return 0;
 }
 
-static size_t e2v_window(unsigned int bs)
+static size_t cli_window(unsigned int bs)
 {
-	return bs >= E2V_SPARSE_WINDOW ? bs : E2V_SPARSE_WINDOW / bs * bs;
+	return bs >= CLI_SPARSE_WINDOW ? bs : CLI_SPARSE_WINDOW / bs * bs;
 }
 
-errcode_t e2v_sparse_expand(int fd, const struct e2v_sparse *sp, int rawfd)
+errcode_t cli_sparse_expand(int fd, const struct cli_sparse *sp, int rawfd)
 {
 	const unsigned int bs = sp->block_size;
-	const size_t win = e2v_window(bs);
+	const size_t win = cli_window(bs);
 	unsigned char *buf = malloc(win);
 	char why[8];
-	struct e2v_walk w;
-	struct e2v_chunk c;
+	struct cli_walk w;
+	struct cli_chunk c;
 	struct stat st;
 	errcode_t err;
 
 	if (!buf)
 		return ENOMEM;
-	err = fstat(fd, &st) ? errno : e2v_walk_start(&w, fd, st.st_size, why, sizeof(why));
+	err = fstat(fd, &st) ? errno : cli_walk_start(&w, fd, st.st_size, why, sizeof(why));
 	while (!err && w.index < w.chunks) {
 		uint64_t len, done = 0;
 
-		err = e2v_walk_next(&w, &c, why, sizeof(why));
-		if (err || !(c.type == E2V_CHUNK_RAW || (c.type == E2V_CHUNK_FILL && c.fill)))
+		err = cli_walk_next(&w, &c, why, sizeof(why));
+		if (err || !(c.type == CLI_CHUNK_RAW || (c.type == CLI_CHUNK_FILL && c.fill)))
 			continue;
 		len = (uint64_t)c.blocks * bs;
-		if (c.type == E2V_CHUNK_FILL)
+		if (c.type == CLI_CHUNK_FILL)
 			for (size_t i = 0; i < win; i += 4)
-				e2v_put32(buf + i, c.fill);
+				cli_put32(buf + i, c.fill);
 		while (!err && done < len) {
 			size_t n = len - done < win ? len - done : win;
 
-			if (c.type == E2V_CHUNK_RAW) {
-				err = e2v_read_at(fd, buf, n, c.data_pos + done);
+			if (c.type == CLI_CHUNK_RAW) {
+				err = cli_read_at(fd, buf, n, c.data_pos + done);
 				if (!err)
-					err = e2v_write_nonzero(rawfd, buf, n, bs,
+					err = cli_write_nonzero(rawfd, buf, n, bs,
 								c.block * bs + done);
 			} else {
-				err = e2v_write_at(rawfd, buf, n, c.block * bs + done);
+				err = cli_write_at(rawfd, buf, n, c.block * bs + done);
 			}
 			done += n;
 		}
@@ -336,68 +336,68 @@ errcode_t e2v_sparse_expand(int fd, const struct e2v_sparse *sp, int rawfd)
 
 /* ---- encoding ---------------------------------------------------------------------- */
 
-enum e2v_run_kind { E2V_RUN_NONE, E2V_RUN_RAW, E2V_RUN_FILL, E2V_RUN_DONT_CARE };
+enum cli_run_kind { CLI_RUN_NONE, CLI_RUN_RAW, CLI_RUN_FILL, CLI_RUN_DONT_CARE };
 
-struct e2v_encoder {
+struct cli_encoder {
 	int rawfd;
 	unsigned int bs;
-	struct e2v_outfile *o;
+	struct cli_outfile *o;
 	unsigned char *buf; /* a window */
 	size_t win;
 	uint32_t chunks;
 	/* the run of blocks that makes the next chunk */
-	enum e2v_run_kind kind;
+	enum cli_run_kind kind;
 	uint32_t value;
 	uint64_t start, count;
 };
 
-static errcode_t e2v_emit(struct e2v_encoder *e)
+static errcode_t cli_emit(struct cli_encoder *e)
 {
-	unsigned char h[E2V_CHUNK_HDR + 4];
+	unsigned char h[CLI_CHUNK_HDR + 4];
 	static const uint16_t types[] = {
-		[E2V_RUN_RAW] = E2V_CHUNK_RAW,
-		[E2V_RUN_FILL] = E2V_CHUNK_FILL,
-		[E2V_RUN_DONT_CARE] = E2V_CHUNK_DONT_CARE,
+		[CLI_RUN_RAW] = CLI_CHUNK_RAW,
+		[CLI_RUN_FILL] = CLI_CHUNK_FILL,
+		[CLI_RUN_DONT_CARE] = CLI_CHUNK_DONT_CARE,
 	};
-	size_t hlen = E2V_CHUNK_HDR + (e->kind == E2V_RUN_FILL ? 4 : 0);
-	uint64_t total = hlen + (e->kind == E2V_RUN_RAW ? e->count * e->bs : 0);
+	size_t hlen = CLI_CHUNK_HDR + (e->kind == CLI_RUN_FILL ? 4 : 0);
+	uint64_t total = hlen + (e->kind == CLI_RUN_RAW ? e->count * e->bs : 0);
 	errcode_t err;
 
-	if (e->kind == E2V_RUN_NONE || !e->count)
+	if (e->kind == CLI_RUN_NONE || !e->count)
 		return 0;
-	e2v_put16(h, types[e->kind]);
-	e2v_put16(h + 2, 0);
-	e2v_put32(h + 4, e->count);
-	e2v_put32(h + 8, total);
-	e2v_put32(h + 12, e->value);
-	err = e2v_outfile_write(e->o, h, hlen);
-	for (uint64_t done = 0; !err && e->kind == E2V_RUN_RAW && done < e->count * e->bs;) {
+	cli_put16(h, types[e->kind]);
+	cli_put16(h + 2, 0);
+	cli_put32(h + 4, e->count);
+	cli_put32(h + 8, total);
+	cli_put32(h + 12, e->value);
+	err = cli_outfile_write(e->o, h, hlen);
+	for (uint64_t done = 0; !err && e->kind == CLI_RUN_RAW && done < e->count * e->bs;) {
 		size_t n = e->count * e->bs - done < e->win ? e->count * e->bs - done : e->win;
 
-		err = e2v_read_at(e->rawfd, e->buf, n, e->start * e->bs + done);
+		err = cli_read_at(e->rawfd, e->buf, n, e->start * e->bs + done);
 		if (!err)
-			err = e2v_outfile_write(e->o, e->buf, n);
+			err = cli_outfile_write(e->o, e->buf, n);
 		done += n;
 	}
 	e->chunks++;
-	e->kind = E2V_RUN_NONE;
+	e->kind = CLI_RUN_NONE;
 	e->count = 0;
 	return err;
 }
 
 /* Adds @n blocks from @start of one kind (and fill value) to the runs. */
-static errcode_t e2v_add(struct e2v_encoder *e, enum e2v_run_kind kind, uint32_t value,
+static errcode_t cli_add(struct cli_encoder *e, enum cli_run_kind kind, uint32_t value,
 			 uint64_t start, uint64_t n)
 {
-	const uint64_t cap = kind == E2V_RUN_RAW ? E2V_RAW_CHUNK_MAX / e->bs : UINT32_MAX;
+	const uint64_t cap = kind == CLI_RUN_RAW ? CLI_RAW_CHUNK_MAX / e->bs : UINT32_MAX;
 	errcode_t err;
 
 	while (n) {
 		uint64_t take;
 
-		if (e->kind != kind || (kind == E2V_RUN_FILL && e->value != value) ||
+		if (e->kind != kind || (kind == CLI_RUN_FILL && e->value != value) ||
 		    e->start + e->count != start || e->count == cap) {
-			err = e2v_emit(e);
+			err = cli_emit(e);
 			if (err)
 				return err;
 			e->kind = kind;
@@ -415,7 +415,7 @@ static errcode_t e2v_add(struct e2v_encoder *e, enum e2v_run_kind kind, uint32_t
 }
 
 /* Blocks [@a, @b) that are holes: "don't care" where they were, zeros elsewhere. */
-static errcode_t e2v_add_hole(struct e2v_encoder *e, const struct e2v_sparse *sp, uint64_t a,
+static errcode_t cli_add_hole(struct cli_encoder *e, const struct cli_sparse *sp, uint64_t a,
 			      uint64_t b)
 {
 	size_t lo = 0, hi = sp->ndontcare;
@@ -439,13 +439,13 @@ static errcode_t e2v_add_hole(struct e2v_encoder *e, const struct e2v_sparse *sp
 		if (dc_end > b)
 			dc_end = b;
 		if (a < dc_start) {
-			err = e2v_add(e, E2V_RUN_FILL, 0, a, dc_start - a);
+			err = cli_add(e, CLI_RUN_FILL, 0, a, dc_start - a);
 			if (err)
 				return err;
 			a = dc_start;
 		}
 		if (a < dc_end) {
-			err = e2v_add(e, E2V_RUN_DONT_CARE, 0, a, dc_end - a);
+			err = cli_add(e, CLI_RUN_DONT_CARE, 0, a, dc_end - a);
 			if (err)
 				return err;
 			a = dc_end;
@@ -455,37 +455,37 @@ static errcode_t e2v_add_hole(struct e2v_encoder *e, const struct e2v_sparse *sp
 }
 
 /* Blocks [@a, @b) that hold data: fills where a block is one repeated 32-bit value. */
-static errcode_t e2v_add_data(struct e2v_encoder *e, uint64_t a, uint64_t b)
+static errcode_t cli_add_data(struct cli_encoder *e, uint64_t a, uint64_t b)
 {
 	errcode_t err = 0;
 
 	while (!err && a < b) {
 		uint64_t n = (b - a) * e->bs < e->win ? b - a : e->win / e->bs;
 
-		err = e2v_read_at(e->rawfd, e->buf, n * e->bs, a * e->bs);
+		err = cli_read_at(e->rawfd, e->buf, n * e->bs, a * e->bs);
 		for (uint64_t i = 0; !err && i < n; i++) {
 			const unsigned char *blk = e->buf + i * e->bs;
-			uint32_t v = e2v_le32(blk);
+			uint32_t v = cli_le32(blk);
 			int fill = 1;
 
 			for (unsigned int k = 4; k < e->bs && fill; k += 4)
 				fill = !memcmp(blk, blk + k, 4);
-			err = e2v_add(e, fill ? E2V_RUN_FILL : E2V_RUN_RAW, fill ? v : 0, a + i, 1);
+			err = cli_add(e, fill ? CLI_RUN_FILL : CLI_RUN_RAW, fill ? v : 0, a + i, 1);
 		}
 		a += n;
 	}
 	return err;
 }
 
-errcode_t e2v_sparse_encode(int rawfd, const struct e2v_sparse *sp, struct e2v_outfile *o)
+errcode_t cli_sparse_encode(int rawfd, const struct cli_sparse *sp, struct cli_outfile *o)
 {
-	struct e2v_encoder e = {
+	struct cli_encoder e = {
 		.rawfd = rawfd,
 		.bs = sp->block_size,
 		.o = o,
-		.win = e2v_window(sp->block_size),
+		.win = cli_window(sp->block_size),
 	};
-	unsigned char h[E2V_SPARSE_HDR] = { 0 };
+	unsigned char h[CLI_SPARSE_HDR] = { 0 };
 	const uint64_t end = sp->blocks;
 	uint64_t blk = 0;
 	errcode_t err;
@@ -494,18 +494,18 @@ errcode_t e2v_sparse_encode(int rawfd, const struct e2v_sparse *sp, struct e2v_o
 	if (!e.buf)
 		return ENOMEM;
 	/* the header, whose chunk count is known at the end */
-	err = e2v_outfile_write(o, h, sizeof(h));
+	err = cli_outfile_write(o, h, sizeof(h));
 	while (!err && blk < end) {
 		off_t data = lseek(rawfd, blk * e.bs, SEEK_DATA), hole;
 		uint64_t d, hb;
 
 		if (data < 0 && errno == ENXIO) {
-			err = e2v_add_hole(&e, sp, blk, end);
+			err = cli_add_hole(&e, sp, blk, end);
 			break;
 		}
 		if (data < 0) {
 			/* no SEEK_DATA here: every block is read */
-			err = e2v_add_data(&e, blk, end);
+			err = cli_add_data(&e, blk, end);
 			break;
 		}
 		hole = lseek(rawfd, data, SEEK_HOLE);
@@ -522,29 +522,29 @@ errcode_t e2v_sparse_encode(int rawfd, const struct e2v_sparse *sp, struct e2v_o
 			d = end;
 		if (hb > end)
 			hb = end;
-		err = e2v_add_hole(&e, sp, blk, d);
+		err = cli_add_hole(&e, sp, blk, d);
 		if (!err)
-			err = e2v_add_data(&e, d, hb);
+			err = cli_add_data(&e, d, hb);
 		blk = hb > d ? hb : d + 1;
 	}
 	if (!err)
-		err = e2v_emit(&e);
+		err = cli_emit(&e);
 	if (!err) {
-		e2v_put32(h, E2V_SPARSE_MAGIC);
-		e2v_put16(h + 4, 1);
-		e2v_put16(h + 6, 0);
-		e2v_put16(h + 8, E2V_SPARSE_HDR);
-		e2v_put16(h + 10, E2V_CHUNK_HDR);
-		e2v_put32(h + 12, e.bs);
-		e2v_put32(h + 16, sp->blocks);
-		e2v_put32(h + 20, e.chunks);
-		err = e2v_write_at(o->fd, h, sizeof(h), 0);
+		cli_put32(h, CLI_SPARSE_MAGIC);
+		cli_put16(h + 4, 1);
+		cli_put16(h + 6, 0);
+		cli_put16(h + 8, CLI_SPARSE_HDR);
+		cli_put16(h + 10, CLI_CHUNK_HDR);
+		cli_put32(h + 12, e.bs);
+		cli_put32(h + 16, sp->blocks);
+		cli_put32(h + 20, e.chunks);
+		err = cli_write_at(o->fd, h, sizeof(h), 0);
 	}
 	free(e.buf);
 	return err;
 }
 
-void e2v_sparse_free(struct e2v_sparse *sp)
+void cli_sparse_free(struct cli_sparse *sp)
 {
 	free(sp->dontcare);
 	memset(sp, 0, sizeof(*sp));

@@ -5,19 +5,19 @@
 
 #include "cmd.h"
 
-#define E2V_SPARSE_MAGIC 0xed26ff3a
+#define CLI_SPARSE_MAGIC 0xed26ff3a
 
 /* blocks that were "don't care" chunks: on write-back they are again, where still holes */
-struct e2v_sparse_range {
+struct cli_sparse_range {
 	uint64_t start, count;
 };
 
 /* What the chunk table of a sparse image says, checked against the file's size. */
-struct e2v_sparse {
+struct cli_sparse {
 	unsigned int block_size;
 	uint64_t blocks;     /* of the expanded image */
 	uint64_t data_bytes; /* written by expanding it, at most: raw and non-zero fill chunks */
-	struct e2v_sparse_range *dontcare;
+	struct cli_sparse_range *dontcare;
 	size_t ndontcare;
 };
 
@@ -28,20 +28,20 @@ struct e2v_sparse {
  * that add up to the header's count.  On failure @why (@ws bytes) says what
  * is wrong, as " (...)".
  */
-errcode_t e2v_sparse_scan(int fd, uint64_t file_size, struct e2v_sparse *sp, char *why,
+errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, char *why,
 			  size_t ws);
 /*
  * Expands the checked image into @rawfd: raw chunks copied, fills written,
  * "don't care" chunks, zero fills and zero blocks left as holes.
  */
-errcode_t e2v_sparse_expand(int fd, const struct e2v_sparse *sp, int rawfd);
+errcode_t cli_sparse_expand(int fd, const struct cli_sparse *sp, int rawfd);
 /*
  * Encodes the expanded image @rawfd back into a sparse image, written to
  * @o: holes inside the old "don't care" chunks become "don't care" again,
  * other holes and blocks of one repeated 32-bit value fill chunks, the rest
  * raw chunks.
  */
-errcode_t e2v_sparse_encode(int rawfd, const struct e2v_sparse *sp, struct e2v_outfile *o);
-void e2v_sparse_free(struct e2v_sparse *sp);
+errcode_t cli_sparse_encode(int rawfd, const struct cli_sparse *sp, struct cli_outfile *o);
+void cli_sparse_free(struct cli_sparse *sp);
 
 #endif /* E2VERITY_SPARSE_H */

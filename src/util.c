@@ -11,18 +11,18 @@
 
 #include "cmd.h"
 
-static int e2v_parse_block_size(const char *arg, unsigned int *out)
+static int cli_parse_block_size(const char *arg, unsigned int *out)
 {
 	uint64_t v;
 
-	if (e2v_parse_u64(arg, E2VERITY_MAX_BLOCK_SIZE, &v) || v < E2VERITY_MIN_BLOCK_SIZE ||
+	if (cli_parse_u64(arg, E2VERITY_MAX_BLOCK_SIZE, &v) || v < E2VERITY_MIN_BLOCK_SIZE ||
 	    (v & (v - 1)))
 		return -1;
 	*out = v;
 	return 0;
 }
 
-int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t)
+int cli_parse_tree_option(int opt, const char *arg, struct cli_tree_opts *t)
 {
 	const struct e2verity_hash_alg *alg;
 	int n;
@@ -32,25 +32,25 @@ int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t)
 		alg = e2verity_hash_alg_by_name(arg);
 		if (!alg) {
 			fprintf(stderr, "%s: unknown hash algorithm '%s' (known: sha256 sha512)\n",
-				e2v_prog, arg);
+				cli_prog, arg);
 			return -1;
 		}
 		t->params.hash_alg = alg->num;
 		return 1;
 	case OPT_BLOCK_SIZE:
-		if (e2v_parse_block_size(arg, &t->params.block_size)) {
+		if (cli_parse_block_size(arg, &t->params.block_size)) {
 			fprintf(stderr,
 				"%s: invalid block size '%s': must be a power of 2 from 1024 to "
 				"65536\n",
-				e2v_prog, arg);
+				cli_prog, arg);
 			return -1;
 		}
 		return 1;
 	case OPT_SALT:
-		n = e2v_hex2bin(arg, t->salt, sizeof(t->salt));
+		n = cli_hex2bin(arg, t->salt, sizeof(t->salt));
 		if (n < 0) {
 			fprintf(stderr, "%s: invalid salt '%s': must be hex, at most %d bytes\n",
-				e2v_prog, arg, E2VERITY_MAX_SALT_SIZE);
+				cli_prog, arg, E2VERITY_MAX_SALT_SIZE);
 			return -1;
 		}
 		t->params.salt = t->salt;
@@ -66,7 +66,7 @@ int e2v_parse_tree_option(int opt, const char *arg, struct e2v_tree_opts *t)
 	return 0;
 }
 
-int e2v_grow(void **v, size_t *cap, size_t n, size_t size)
+int cli_grow(void **v, size_t *cap, size_t n, size_t size)
 {
 	size_t ncap;
 	void *nv;
@@ -82,7 +82,7 @@ int e2v_grow(void **v, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex)
+void cli_bin2hex(const uint8_t *bin, size_t len, char *hex)
 {
 	static const char digits[] = "0123456789abcdef";
 
@@ -93,14 +93,14 @@ void e2v_bin2hex(const uint8_t *bin, size_t len, char *hex)
 	hex[2 * len] = '\0';
 }
 
-int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max)
+int cli_hex2bin(const char *hex, uint8_t *bin, size_t max)
 {
 	size_t len = strlen(hex);
 
 	if (len % 2 || len / 2 > max)
 		return -1;
 	for (size_t i = 0; i < len / 2; i++) {
-		int hi = e2v_hex_digit(hex[2 * i]), lo = e2v_hex_digit(hex[2 * i + 1]);
+		int hi = cli_hex_digit(hex[2 * i]), lo = cli_hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;
@@ -109,7 +109,7 @@ int e2v_hex2bin(const char *hex, uint8_t *bin, size_t max)
 	return len / 2;
 }
 
-errcode_t e2v_write_all(int fd, const void *buf, size_t len, off_t offset)
+errcode_t cli_write_all(int fd, const void *buf, size_t len, off_t offset)
 {
 	const char *p = buf;
 
@@ -128,12 +128,12 @@ errcode_t e2v_write_all(int fd, const void *buf, size_t len, off_t offset)
 	return 0;
 }
 
-errcode_t e2v_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t offset)
+errcode_t cli_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t offset)
 {
-	return e2v_write_all(*(int *)ctx, block, size, offset);
+	return cli_write_all(*(int *)ctx, block, size, offset);
 }
 
-errcode_t e2v_read_whole(const char *path, size_t max, uint8_t **ret, size_t *size)
+errcode_t cli_read_whole(const char *path, size_t max, uint8_t **ret, size_t *size)
 {
 	uint8_t *buf;
 	size_t n = 0;

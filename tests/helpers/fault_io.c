@@ -23,16 +23,16 @@
  *
  * Flushes count as writes too: a cut between two of them is a power cut.
  */
-static unsigned long e2v_writes;
-static struct struct_io_manager e2v_fault_manager;
+static unsigned long cli_writes;
+static struct struct_io_manager cli_fault_manager;
 
-static errcode_t e2v_fault(void)
+static errcode_t cli_fault(void)
 {
 	const char *at = getenv("E2VERITY_FAULT_AT");
 	const char *mode = getenv("E2VERITY_FAULT_MODE");
 
-	e2v_writes++;
-	if (!at || strtoul(at, NULL, 10) != e2v_writes)
+	cli_writes++;
+	if (!at || strtoul(at, NULL, 10) != cli_writes)
 		return 0;
 	if (mode && !strcmp(mode, "fail"))
 		return EIO;
@@ -45,7 +45,7 @@ static errcode_t e2v_fault(void)
 	return EIO;
 }
 
-static errcode_t e2v_read_fault(io_channel c, unsigned long long block, int count)
+static errcode_t cli_read_fault(io_channel c, unsigned long long block, int count)
 {
 	const char *at = getenv("E2VERITY_FAULT_READ");
 	unsigned long long bad, n;
@@ -58,77 +58,77 @@ static errcode_t e2v_read_fault(io_channel c, unsigned long long block, int coun
 	return bad >= block && bad - block < n ? EIO : 0;
 }
 
-static errcode_t e2v_f_read_blk(io_channel c, unsigned long block, int count, void *data)
+static errcode_t cli_f_read_blk(io_channel c, unsigned long block, int count, void *data)
 {
-	return e2v_read_fault(c, block, count) ?: unix_io_manager->read_blk(c, block, count, data);
+	return cli_read_fault(c, block, count) ?: unix_io_manager->read_blk(c, block, count, data);
 }
 
-static errcode_t e2v_f_read_blk64(io_channel c, unsigned long long block, int count, void *data)
+static errcode_t cli_f_read_blk64(io_channel c, unsigned long long block, int count, void *data)
 {
-	return e2v_read_fault(c, block, count) ?: unix_io_manager->read_blk64(c, block, count, data);
+	return cli_read_fault(c, block, count) ?: unix_io_manager->read_blk64(c, block, count, data);
 }
 
-static errcode_t e2v_f_write_blk(io_channel c, unsigned long block, int count, const void *data)
+static errcode_t cli_f_write_blk(io_channel c, unsigned long block, int count, const void *data)
 {
-	return e2v_fault() ?: unix_io_manager->write_blk(c, block, count, data);
+	return cli_fault() ?: unix_io_manager->write_blk(c, block, count, data);
 }
 
-static errcode_t e2v_f_write_blk64(io_channel c, unsigned long long block, int count,
+static errcode_t cli_f_write_blk64(io_channel c, unsigned long long block, int count,
 				   const void *data)
 {
-	return e2v_fault() ?: unix_io_manager->write_blk64(c, block, count, data);
+	return cli_fault() ?: unix_io_manager->write_blk64(c, block, count, data);
 }
 
-static errcode_t e2v_f_write_byte(io_channel c, unsigned long offset, int count, const void *data)
+static errcode_t cli_f_write_byte(io_channel c, unsigned long offset, int count, const void *data)
 {
-	return e2v_fault() ?: unix_io_manager->write_byte(c, offset, count, data);
+	return cli_fault() ?: unix_io_manager->write_byte(c, offset, count, data);
 }
 
-static errcode_t e2v_f_zeroout(io_channel c, unsigned long long block, unsigned long long count)
+static errcode_t cli_f_zeroout(io_channel c, unsigned long long block, unsigned long long count)
 {
-	return e2v_fault() ?: unix_io_manager->zeroout(c, block, count);
+	return cli_fault() ?: unix_io_manager->zeroout(c, block, count);
 }
 
-static errcode_t e2v_f_flush(io_channel c)
+static errcode_t cli_f_flush(io_channel c)
 {
-	return e2v_fault() ?: unix_io_manager->flush(c);
+	return cli_fault() ?: unix_io_manager->flush(c);
 }
 
-static errcode_t e2v_f_close(io_channel c)
+static errcode_t cli_f_close(io_channel c)
 {
 	const char *log = getenv("E2VERITY_FAULT_LOG");
 	FILE *f;
 
 	if (log && (f = fopen(log, "a"))) {
-		fprintf(f, "%lu\n", e2v_writes);
+		fprintf(f, "%lu\n", cli_writes);
 		fclose(f);
 	}
 	return unix_io_manager->close(c);
 }
 
-static errcode_t e2v_f_open(const char *name, int flags, io_channel *channel)
+static errcode_t cli_f_open(const char *name, int flags, io_channel *channel)
 {
 	errcode_t err = unix_io_manager->open(name, flags, channel);
 
 	if (!err)
-		(*channel)->manager = &e2v_fault_manager;
+		(*channel)->manager = &cli_fault_manager;
 	return err;
 }
 
 /* the unix manager, with its writes counted (and cut), and a bad block if asked */
-io_manager e2v_test_io_manager(void);
-io_manager e2v_test_io_manager(void)
+io_manager cli_test_io_manager(void);
+io_manager cli_test_io_manager(void)
 {
-	e2v_fault_manager = *unix_io_manager;
-	e2v_fault_manager.name = "e2verity fault injection";
-	e2v_fault_manager.open = e2v_f_open;
-	e2v_fault_manager.close = e2v_f_close;
-	e2v_fault_manager.read_blk = e2v_f_read_blk;
-	e2v_fault_manager.read_blk64 = e2v_f_read_blk64;
-	e2v_fault_manager.write_blk = e2v_f_write_blk;
-	e2v_fault_manager.write_blk64 = e2v_f_write_blk64;
-	e2v_fault_manager.write_byte = e2v_f_write_byte;
-	e2v_fault_manager.zeroout = e2v_f_zeroout;
-	e2v_fault_manager.flush = e2v_f_flush;
-	return &e2v_fault_manager;
+	cli_fault_manager = *unix_io_manager;
+	cli_fault_manager.name = "e2verity fault injection";
+	cli_fault_manager.open = cli_f_open;
+	cli_fault_manager.close = cli_f_close;
+	cli_fault_manager.read_blk = cli_f_read_blk;
+	cli_fault_manager.read_blk64 = cli_f_read_blk64;
+	cli_fault_manager.write_blk = cli_f_write_blk;
+	cli_fault_manager.write_blk64 = cli_f_write_blk64;
+	cli_fault_manager.write_byte = cli_f_write_byte;
+	cli_fault_manager.zeroout = cli_f_zeroout;
+	cli_fault_manager.flush = cli_f_flush;
+	return &cli_fault_manager;
 }

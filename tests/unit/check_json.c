@@ -23,7 +23,7 @@ static const char *esc_input;
 
 static void write_esc(FILE *f)
 {
-	e2v_json_write_string(f, esc_input);
+	cli_json_write_string(f, esc_input);
 }
 
 static void expect_escaped(const char *in, const char *want)
@@ -57,23 +57,23 @@ END_TEST
 
 static void write_doc(FILE *f)
 {
-	struct e2v_json j;
+	struct cli_json j;
 
-	e2v_json_init(&j, f);
-	e2v_json_begin_object(&j, NULL);
-	e2v_json_string(&j, "image", "x.img");
-	e2v_json_begin_array(&j, "files");
-	e2v_json_begin_object(&j, NULL);
-	e2v_json_uint(&j, "inode", 12);
-	e2v_json_bool(&j, "signed", 0);
-	e2v_json_null(&j, "path");
-	e2v_json_begin_array(&j, "findings");
-	e2v_json_end_array(&j);
-	e2v_json_end_object(&j);
-	e2v_json_end_array(&j);
-	e2v_json_uint(&j, "big", 18446744073709551615ULL);
-	e2v_json_bool(&j, "ok", 1);
-	e2v_json_end_object(&j);
+	cli_json_init(&j, f);
+	cli_json_begin_object(&j, NULL);
+	cli_json_string(&j, "image", "x.img");
+	cli_json_begin_array(&j, "files");
+	cli_json_begin_object(&j, NULL);
+	cli_json_uint(&j, "inode", 12);
+	cli_json_bool(&j, "signed", 0);
+	cli_json_null(&j, "path");
+	cli_json_begin_array(&j, "findings");
+	cli_json_end_array(&j);
+	cli_json_end_object(&j);
+	cli_json_end_array(&j);
+	cli_json_uint(&j, "big", 18446744073709551615ULL);
+	cli_json_bool(&j, "ok", 1);
+	cli_json_end_object(&j);
 }
 
 START_TEST(test_document)
@@ -100,16 +100,16 @@ END_TEST
 /* nesting deeper than the writer tracks still closes back to the top */
 static void write_deep(FILE *f)
 {
-	struct e2v_json j;
+	struct cli_json j;
 
-	e2v_json_init(&j, f);
-	for (int i = 0; i < E2V_JSON_MAX_DEPTH + 2; i++)
-		e2v_json_begin_array(&j, NULL);
-	for (int i = 0; i < E2V_JSON_MAX_DEPTH + 2; i++)
-		e2v_json_end_array(&j);
+	cli_json_init(&j, f);
+	for (int i = 0; i < CLI_JSON_MAX_DEPTH + 2; i++)
+		cli_json_begin_array(&j, NULL);
+	for (int i = 0; i < CLI_JSON_MAX_DEPTH + 2; i++)
+		cli_json_end_array(&j);
 	ck_assert_int_eq(j.depth, 0);
 	/* one close too many is ignored */
-	e2v_json_end_array(&j);
+	cli_json_end_array(&j);
 	ck_assert_int_eq(j.depth, 0);
 }
 
@@ -122,8 +122,8 @@ START_TEST(test_deep_nesting)
 		open += *p == '[';
 		close += *p == ']';
 	}
-	ck_assert_uint_eq(open, E2V_JSON_MAX_DEPTH + 2);
-	ck_assert_uint_eq(close, E2V_JSON_MAX_DEPTH + 2);
+	ck_assert_uint_eq(open, CLI_JSON_MAX_DEPTH + 2);
+	ck_assert_uint_eq(close, CLI_JSON_MAX_DEPTH + 2);
 	/* the document ended once, at the top, not when a too deep level closed */
 	ck_assert_uint_ge(len, 2);
 	ck_assert_str_eq(got + len - 2, "]\n");
