@@ -45,7 +45,7 @@ for c in $cmds; do
 done
 
 # long options that getopt accepts, even those the usage lines leave out
-for o in $(cat "$top_srcdir"/src/*.c "$top_srcdir"/src/*.h |
+for o in $(find "$top_srcdir/src" -name '*.[ch]' -exec cat {} + |
 	sed -n 's/.*{ *"\([a-z0-9-]*\)", *\(no\|required\|optional\)_argument.*/\1/p' | sort -u); do
 	if documented "--$o"; then
 		pass "getopt --$o"

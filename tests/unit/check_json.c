@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
+#include "output/json.h"
 #include "unit.h"
 
 /* what the writer produced, as a string: free() it */

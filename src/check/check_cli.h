@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* check_cli.h - what the parts of `e2verity check` share: the run, its files and their findings */
+#ifndef E2VERITY_CHECK_CLI_H
+#define E2VERITY_CHECK_CLI_H
+
+#include "cli/cmd.h"
+#include "output/manifest.h"
+
+/* fsck(8) exit status bits */
+#define FSCK_OK 0
+#define FSCK_NONDESTRUCT 1
+#define FSCK_UNCORRECTED 4
+#define FSCK_ERROR 8
+#define FSCK_CANCELED 32
+
+/* what check may change: e2fsck's -n, -p and -y */
+enum cli_check_mode {
+	CLI_CHECK_READ = 0, /* -n, the default */
+	CLI_CHECK_PREEN,    /* -p: a damaged tree rewritten from data that still gives the root */
+	CLI_CHECK_YES,	    /* -y: also a damaged file resealed to a trusted digest */
+};
+
+/* what an unlisted sealed file is (--manifest-extra) */
+enum cli_extra_policy {
+	CLI_EXTRA_ERROR = 0,
+	CLI_EXTRA_WARN,
+	CLI_EXTRA_IGNORE,
+};
+
+/* One finding, of the file record @rec; @path when it concerns another name of the file */
+struct cli_check_finding {
+	struct e2verity_finding f;
+	const struct e2verity_problem *problem; /* its row, or a copy with the policy's severity */
+	size_t rec;
+	char *path;
+	int after; /* found by the check that follows a repair */
+};
+
+/* what a repair of one file came to */
+enum cli_repair_state {
+	CLI_REPAIR_NONE = 0, /* not tried */
+	CLI_REPAIR_DONE,     /* repaired, and checked again */
+	CLI_REPAIR_LEFT,     /* tried, and refused: left as it is (repair_err says why) */
+};
+
+/* One file (one inode; or a path of the manifest that is not in the image) */
+struct cli_checked {
+	struct e2verity_check_file file; /* the check's result; ino 0: not in the image */
+	int checked;			 /* the check looked at it (it is sealed) */
+	char *path;
+	const struct cli_listed *listed; /* its entry in the manifest, or NULL */
+	unsigned int errors, warnings;	 /* of all its findings before any repair */
+	unsigned int errors_after;	 /* after a repair: what the check found then */
+	enum cli_repair_state repair;
+	int resealed; /* the repair was a reseal (-y), not a tree rewrite (-p) */
+	errcode_t repair_err;
+	const char *repair_why; /* or, for a file no repair was tried on, why not */
+	struct e2verity_repair_result rres;
+	size_t first, count; /* its findings: c->order[first .. first + count) */
+};
+
+struct cli_check_run {
+	const char *image;
+	int json, verbose, quiet, recursive;
+	struct cli_kernel kernel;   /* --min-kernel, or the page size the report assumes */
+	unsigned int fs_block_size; /* of the image, for each file's oldest kernel */
+	enum cli_check_mode mode;
+	const char *undo_file; /* -z */
+	struct cli_progress progress;
+	struct e2verity_check_opts opts;
+	struct e2verity_verifier *verifier; /* --cert and --ca, loaded before the image is read */
+	struct e2verity_ima_verifier *ima_verifier; /* --ima-cert, loaded then too */
+	/* --manifest, read before the image is opened */
+	const char *manifest;
+	struct cli_listing listing;
+	enum cli_extra_policy extra;
+	struct e2verity_problem extra_warn; /* MANIFEST_EXTRA's row as a warning */
+	/* --require-sealed[=PATH]... and --exclude=GLOB... */
+	int require_sealed;
+	const char **required;
+	size_t nrequired;
+	const char **excludes;
+	size_t nexcludes;
+	unsigned int not_sealed; /* files --require-sealed found unsealed */
+	/* the files and their findings */
+	struct cli_check_finding *findings;
+	size_t nr_findings, cap_findings;
+	size_t *order; /* findings grouped by file, for printing */
+	struct cli_checked *files;
+	size_t nr_files, cap_files;
+	/*
+	 * Files that passed with no finding and that no output lists (no -v,
+	 * --json or --manifest) are counted, not kept: a record is 528 bytes.
+	 * What the summary takes from them: the oldest kernel that reads them.
+	 */
+	size_t nr_clean;
+	unsigned int clean_kernel; /* the oldest kernel that reads them all */
+	int clean_kernel_none;	   /* one of them no kernel with this page size reads */
+	size_t pending_findings; /* findings of the file being checked */
+	size_t recheck;		 /* the file a repair's check reports to, or SIZE_MAX */
+	const char *next_path;	 /* the path of the file being checked, when given */
+	char **paths;		 /* the PATHs given, or none: the whole image */
+	int npaths;
+	unsigned int missing; /* PATHs not checked: not found, a directory without -r (reported) */
+	int needs_recovery;   /* the journal holds what was not replayed */
+	unsigned int repaired, left; /* files repaired; files with errors left */
+	uint64_t manifest_findings;
+	char errbuf[512]; /* what stopped the run, for --json */
+};
+
+/* ---- cmd_check.c ---------------------------------------------------------------------------- */
+
+/* A new file record (zeroed but for @ino and a copy of @path); NULL without memory */
+struct cli_checked *cli_check_add_file(struct cli_check_run *c, ext2_ino_t ino, const char *path);
+/* The record of inode @ino, or NULL */
+struct cli_checked *cli_check_file_of(struct cli_check_run *c, ext2_ino_t ino);
+/* Adds a finding of @code to @r (about @path when it is not @r's own name); -1 without memory */
+int cli_check_add_finding(struct cli_check_run *c, struct cli_checked *r, unsigned int code,
+			  const struct e2verity_finding *f, const char *path);
+
+/* ---- check_manifest.c ----------------------------------------------------------------------- */
+
+/*
+ * The image against the manifest: every listed path must be a sealed file
+ * with the listed digest (and parameters), every name of a sealed file must
+ * be listed.  Each deviation is a finding of its file.
+ */
+errcode_t cli_check_manifest(struct cli_check_run *c, ext2_filsys fs);
+/* --require-sealed: every regular file under the paths (but the excluded) must be sealed */
+errcode_t cli_check_required(struct cli_check_run *c, ext2_filsys fs);
+/* After a repair of @r: its digest against the manifest again (findings marked after) */
+int cli_check_manifest_again(struct cli_check_run *c, struct cli_checked *r);
+
+/* ---- check_repair.c ------------------------------------------------------------------------- */
+
+/* Whether a file's findings ask for a repair that the mode may make */
+int cli_check_wants_repair(const struct cli_check_run *c, const struct cli_checked *r);
+/*
+ * -p and -y: opens the image for writing (the undo file, the transaction) and
+ * repairs the files that want it, each committed on its own, then checks each
+ * again.  Returns the fsck status bits it adds; c->errbuf says what stopped it.
+ */
+int cli_check_repair(struct cli_check_run *c);
+
+/* ---- check_output.c ------------------------------------------------------------------------- */
+
+/* Groups the findings by file (c->order, each file's first and count) */
+int cli_check_group(struct cli_check_run *c);
+void cli_check_print_text(struct cli_check_run *c, const struct e2verity_check_stats *st);
+void cli_check_print_json(struct cli_check_run *c, const struct e2verity_check_stats *st,
+			  const char *error, int status);
+
+#endif /* E2VERITY_CHECK_CLI_H */

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cli.c - what every subcommand shares: option loop, paths, digests, threads, progress, messages */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "image/disk.h"
+
+/* --partition, for whichever image the command opens */
+static const char *cli_partition_arg;
+
+const char *cli_partition(void)
+{
+	return cli_partition_arg;
+}
+
+void cli_usage(const struct cli_command *cmd, FILE *f)
+{
+	fprintf(f, "Usage: %s %s %s\n", cli_prog, cmd->name, cmd->usage);
+}
+
+void cli_help(const struct cli_command *cmd)
+{
+	printf("%s %s - %s\n\n", cli_prog, cmd->name, cmd->summary);
+	cli_usage(cmd, stdout);
+}
+
+int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		/* the one prefix of every message; the usage line below names the command */
+		fprintf(stderr, "%s: ", cli_prog);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	cli_usage(cmd, stderr);
+	return cli_status_usage(cmd);
+}
+
+int cli_status_usage(const struct cli_command *cmd)
+{
+	return cmd->usage_status ? cmd->usage_status : CLI_EXIT_USAGE;
+}
+
+int cli_status_failure(const struct cli_command *cmd)
+{
+	return cmd->failure_status ? cmd->failure_status : CLI_EXIT_FAILURE;
+}
+
+void cli_error(errcode_t err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	com_err_va(cli_prog, err, fmt, ap);
+	va_end(ap);
+}
+
+int cli_wants_help(int argc, char *argv[])
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The option's names, for messages: "--hash-alg", "-j/--threads" or "-z". */
+static void cli_option_name(const struct cli_getopt *g, int opt, char *buf, size_t size)
+{
+	const char *lname = NULL;
+
+	for (const struct option *o = g->longopts; o && o->name; o++)
+		if (o->val == opt && !o->flag)
+			lname = o->name;
+	if (opt < 128 && strchr(g->shortopts, opt))
+		snprintf(buf, size, lname ? "-%c/--%s" : "-%c", opt, lname);
+	else
+		snprintf(buf, size, "--%s", lname ? lname : "?");
+}
+
+void cli_getopt_init(struct cli_getopt *g, const struct cli_command *cmd, int argc, char *argv[],
+		     const char *shortopts, const struct option *longopts)
+{
+	memset(g, 0, sizeof(*g));
+	g->cmd = cmd;
+	g->argc = argc;
+	g->argv = argv;
+	g->shortopts = shortopts;
+	g->longopts = longopts;
+	/* getopt's own messages ("unrecognized option") start with argv[0]: ours, not "seal" */
+	argv[0] = (char *)cli_prog;
+	optind = 1;
+}
+
+static int cli_repeatable(const struct cli_getopt *g, int opt)
+{
+	for (const int *r = g->repeatable; r && *r; r++)
+		if (*r == opt)
+			return 1;
+	return 0;
+}
+
+int cli_getopt(struct cli_getopt *g)
+{
+	char name[64];
+	int opt;
+
+again:
+	opt = getopt_long(g->argc, g->argv, g->shortopts, g->longopts, NULL);
+	if (opt == -1)
+		return -1;
+	if (opt == '?' || opt == ':') {
+		g->status = cli_usage_error(g->cmd, NULL);
+		return '?';
+	}
+	/* a second value would silently replace the first: say so instead */
+	if (optarg && opt >= 0 && opt < CLI_MAX_OPTION && !cli_repeatable(g, opt)) {
+		if (g->seen[opt]) {
+			cli_option_name(g, opt, name, sizeof(name));
+			g->status = cli_usage_error(g->cmd, "option '%s' given twice", name);
+			return '?';
+		}
+		g->seen[opt] = 1;
+	}
+	/* the options of the image itself, the same in every command */
+	if (opt == OPT_PARTITION) {
+		cli_partition_arg = optarg;
+		goto again;
+	}
+	return opt;
+}
+
+int cli_flush_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	cli_error(errno ? errno : EIO, "while writing to standard output");
+	return -1;
+}
+
+int cli_normalize_path(char *path)
+{
+	char *r = path, *w = path;
+	int dir = 0; /* the path as typed names a directory: "/d/", "/d/.", "/d/.." */
+
+	if (path[0] != '/')
+		return -1;
+	while (*r) {
+		size_t len;
+
+		while (*r == '/')
+			r++;
+		if (!*r) {
+			dir = 1;
+			break;
+		}
+		len = strcspn(r, "/");
+		dir = 0;
+		if (len == 1 && r[0] == '.') {
+			r++;
+			dir = 1;
+			continue;
+		}
+		if (len == 2 && r[0] == '.' && r[1] == '.') {
+			/* back over the last component written; "/.." is "/" */
+			while (w > path && *--w != '/')
+				;
+			r += 2;
+			dir = 1;
+			continue;
+		}
+		*w++ = '/';
+		memmove(w, r, len);
+		w += len;
+		r += len;
+	}
+	if (w == path || dir)
+		*w++ = '/';
+	*w = '\0';
+	return 0;
+}
+
+int cli_image_paths(const struct cli_command *cmd, char **paths, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (cli_normalize_path(paths[i]))
+			return cli_usage_error(cmd, CLI_MSG_RELATIVE, cli_name(paths[i]));
+	return 0;
+}
+
+int cli_image_operands(const struct cli_command *cmd, int argc, char *argv[], const char **image,
+		       char ***paths, int *npaths)
+{
+	char why[256];
+
+	if (optind >= argc)
+		return cli_usage_error(cmd, "no IMAGE given");
+	*image = argv[optind];
+	if (!cli_disk_name_valid(*image, why, sizeof(why)))
+		return cli_usage_error(cmd, "invalid IMAGE '%s'%s", cli_name(*image), why);
+	*paths = argv + optind + 1;
+	*npaths = argc - optind - 1;
+	return 0;
+}
+
+void cli_format_digest(unsigned int alg, const uint8_t *digest, char *out)
+{
+	const struct e2verity_hash_alg *a = e2verity_hash_alg_by_num(alg);
+	size_t len = strlen(a->name);
+
+	memcpy(out, a->name, len);
+	out[len] = ':';
+	cli_bin2hex(digest, a->digest_size, out + len + 1);
+}
+
+unsigned int cli_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > CLI_DEFAULT_THREADS_MAX ? CLI_DEFAULT_THREADS_MAX : n;
+}
+
+int cli_parse_u64(const char *arg, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (arg[0] == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_threads(const char *arg, unsigned int *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, CLI_THREADS_MAX, &v) || v < 1)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_min_kernel(const char *arg, struct cli_kernel *k)
+{
+	unsigned long major, minor, page = 4096;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		return -1;
+	errno = 0;
+	major = strtoul(arg, &end, 10);
+	if (errno || *end != '.' || end[1] < '0' || end[1] > '9')
+		return -1;
+	minor = strtoul(end + 1, &end, 10);
+	if (errno || major > 255 || minor > 255)
+		return -1;
+	/* a patch level tells nothing more here: 6.1.0 and 6.1.158 read the same */
+	if (*end == '.') {
+		if (end[1] < '0' || end[1] > '9')
+			return -1;
+		strtoul(end + 1, &end, 10);
+	}
+	if (*end == ':') {
+		if (!strcmp(end + 1, "4k"))
+			page = 4096;
+		else if (!strcmp(end + 1, "16k"))
+			page = 16384;
+		else if (!strcmp(end + 1, "64k"))
+			page = 65536;
+		else
+			return -1;
+	} else if (*end) {
+		return -1;
+	}
+	k->version = E2VERITY_KERNEL_VERSION(major, minor);
+	k->page_size = page;
+	return 0;
+}
+
+void cli_kernel_string(unsigned int version, char *out, size_t size)
+{
+	snprintf(out, size, "%u.%u", version >> 16, (version >> 8) & 0xff);
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
+/* a file counts as this many bytes more than its data: empty files move the progress too */
+#define CLI_PROGRESS_FILE_COST 4096
+/* the line is redrawn at most this often when only the file under way changes */
+#define CLI_PROGRESS_REDRAW_NS 100000000LL
+
+void cli_progress_init(struct cli_progress *p, int bar, int fd, const char *device)
+{
+	memset(p, 0, sizeof(*p));
+	/* a bar is for a person watching a terminal; elsewhere it would be noise in a log */
+	p->bar = bar && isatty(STDERR_FILENO);
+	p->fd = fd;
+	p->device = device;
+	p->pass = 1;
+	p->last = -1;
+}
+
+int cli_progress_active(const struct cli_progress *p)
+{
+	return p->bar || p->fd >= 0;
+}
+
+void cli_progress_total(struct cli_progress *p, uint64_t files, uint64_t bytes)
+{
+	p->files = files;
+	p->bytes = bytes;
+}
+
+static int64_t cli_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Draws the state: @done bytes of the file under way, @label naming it. */
+static void cli_progress_show(struct cli_progress *p, uint64_t done, const char *label)
+{
+	uint64_t total = p->bytes + p->files * CLI_PROGRESS_FILE_COST;
+	uint64_t now = p->bytes_done + done + p->files_done * CLI_PROGRESS_FILE_COST;
+	int permille;
+	int64_t t;
+	char line[64];
+	int len;
+
+	if (now > total)
+		now = total;
+	permille = total ? (int)(now * 1000 / total) : 1000;
+	if (p->fd >= 0 && permille != p->last) {
+		/* e2fsck -C's machine form: pass, done, total, device */
+		len = snprintf(line, sizeof(line), "%d %llu %llu ", p->pass,
+			       (unsigned long long)now, (unsigned long long)total);
+		if (write(p->fd, line, len) < 0 || write(p->fd, p->device, strlen(p->device)) < 0 ||
+		    write(p->fd, "\n", 1) < 0)
+			p->fd = -1; /* the reader went away: the work goes on */
+	}
+	if (p->bar) {
+		/* a new tenth of a percent, or a new file now and then */
+		t = cli_now_ns();
+		if (permille != p->last || t - p->drawn_at >= CLI_PROGRESS_REDRAW_NS) {
+			/* the label is a name: escaped, it cannot move the cursor */
+			fprintf(stderr, "\r%s: %5.1f%% (%llu/%llu files)%s%s\033[K",
+				cli_name(p->device), permille / 10.0,
+				(unsigned long long)p->files_done, (unsigned long long)p->files,
+				label ? " " : "", label ? cli_name(label) : "");
+			fflush(stderr);
+			p->drawn = 1;
+			p->drawn_at = t;
+		}
+	}
+	p->last = permille;
+}
+
+void cli_progress_bytes(struct cli_progress *p, uint64_t done, const char *label)
+{
+	cli_progress_show(p, done, label);
+}
+
+void cli_progress_file(struct cli_progress *p, uint64_t size, const char *label)
+{
+	p->files_done++;
+	p->bytes_done += size;
+	cli_progress_show(p, 0, label);
+}
+
+void cli_progress_clear(struct cli_progress *p)
+{
+	if (p->drawn)
+		fputs("\r\033[K", stderr);
+	p->drawn = 0;
+	/* the line is drawn again at the next step */
+	p->drawn_at = 0;
+	p->last = -1;
+}
+
+/* ---- images -------------------------------------------------------------------- */
+
+void cli_report_image_error(errcode_t err, const char *doing, const char *image, int writable)
+{
+	const char *why = err == EXT2_ET_BAD_MAGIC    ? " (not an ext4 filesystem image)"
+			  : err == EXT2_ET_SHORT_READ ? " (too short for an ext4 filesystem image)"
+						      : "";
+
+	/* the mount check is a step of opening, not a separate thing to tell apart */
+	if (err == E2VERITY_ET_MOUNTED)
+		doing = "opening";
+	/* only a mounted image is refused for writing alone: the rest is the same either way */
+	cli_error(err, "while %s '%s'%s%s", doing, cli_name(image),
+		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
+}
+
+const char *cli_file_kind(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+
+	if (ext2fs_read_inode(fs, ino, &inode))
+		return "";
+	switch (inode.i_mode & LINUX_S_IFMT) {
+	case LINUX_S_IFREG:
+		return "";
+	case LINUX_S_IFDIR:
+		return " (a directory)";
+	case LINUX_S_IFLNK:
+		return " (a symbolic link: name the file it points to)";
+	case LINUX_S_IFCHR:
+	case LINUX_S_IFBLK:
+		return " (a device)";
+	case LINUX_S_IFIFO:
+		return " (a FIFO)";
+	case LINUX_S_IFSOCK:
+		return " (a socket)";
+	}
+	return " (an unknown file type)";
+}
+
+errcode_t cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_ino_t *ino)
+{
+	size_t len = strlen(path);
+	struct ext2_inode inode;
+	char *name;
+	errcode_t err;
+
+	if (path[0] != '/') {
+		cli_error(0, CLI_MSG_RELATIVE, cli_name(path));
+		return EINVAL;
+	}
+	/* the last component is not followed: a symlink stays a symlink */
+	name = strdup(path);
+	if (!name)
+		return ENOMEM;
+	/* "/file/" names a directory: like the kernel, a file there is refused */
+	if (len > 1 && name[len - 1] == '/')
+		name[len - 1] = '\0';
+	err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, name, ino);
+	free(name);
+	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
+		err = err == EXT2_ET_NO_DIRECTORY ? ENOTDIR : ENOENT;
+	if (!err && len > 1 && path[len - 1] == '/') {
+		err = ext2fs_read_inode(fs, *ino, &inode);
+		if (!err && !LINUX_S_ISDIR(inode.i_mode))
+			err = ENOTDIR;
+	}
+	if (err)
+		cli_error(err, "while looking up '%s' in '%s'", cli_name(path), cli_name(image));
+	return err;
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cmd_sign.c - `e2verity sign`: a built-in signature of a host file, as `fsverity sign` */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+
+int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		CLI_TREE_LONG_OPTIONS,
+		CLI_SIGNER_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_signer_opts so = { .embed = -1 };
+	const char *file, *sigfile, *doing;
+	char dg[CLI_DIGEST_STRING_MAX];
+	struct e2verity_signer *signer = NULL;
+	struct cli_tree_opts t = { 0 };
+	struct e2verity_result res;
+	struct cli_outfile out = { .fd = -1 };
+	int ret = CLI_EXIT_FAILURE, opt, r;
+	uint8_t *sig = NULL;
+	size_t sig_size;
+	struct cli_getopt g;
+	errcode_t err;
+
+	cli_getopt_init(&g, cmd, argc, argv, "", longopts);
+	while ((opt = cli_getopt(&g)) != -1) {
+		r = cli_parse_tree_option(opt, optarg, &t);
+		if (r < 0)
+			return cli_usage_error(cmd, NULL);
+		if (r > 0 || cli_parse_signer_option(opt, optarg, &so))
+			continue;
+		switch (opt) {
+		default:
+			return g.status ? g.status : cli_usage_error(cmd, NULL);
+		}
+	}
+	if (argc - optind > 2)
+		return cli_usage_error(cmd, "too many operands: '%s' after FILE and OUT_SIGFILE",
+				       cli_name(argv[optind + 2]));
+	if (argc - optind != 2)
+		return cli_usage_error(cmd, "FILE and OUT_SIGFILE are needed");
+	if (!so.keyfile)
+		return cli_usage_error(cmd, "no --key given");
+	file = argv[optind];
+	sigfile = argv[optind + 1];
+	t.params.threads = cli_default_threads();
+	if (e2verity_params_validate(&t.params))
+		return cli_usage_error(cmd, "invalid tree parameters");
+
+	/* a bad key must not cost a whole file's hashing */
+	err = cli_load_signer(&so, &signer);
+	if (err)
+		goto out;
+	/* nor a signature file that cannot be written */
+	err = cli_outfile_open(&out, sigfile, 0);
+	if (err) {
+		cli_error(err, "while writing the signature file '%s'%s", cli_name(sigfile), out.why);
+		goto out;
+	}
+	err = cli_digest_host_file(file, &t, &res, &doing);
+	if (err) {
+		cli_error(err, "while %s '%s'", doing, cli_name(file));
+		goto out;
+	}
+	err = e2verity_sign_digest(signer, t.params.hash_alg, res.digest, &sig, &sig_size);
+	if (err) {
+		cli_error(err, "while signing '%s'", cli_name(file));
+		goto out;
+	}
+	err = cli_outfile_write(&out, sig, sig_size);
+	if (!err)
+		err = cli_outfile_commit(&out);
+	if (err) {
+		cli_error(err, "while writing the signature file '%s'", cli_name(sigfile));
+		goto out;
+	}
+	cli_format_digest(t.params.hash_alg, res.digest, dg);
+	printf("Signed file '%s' (%s)\n", cli_name(file), dg);
+	if (cli_flush_stdout())
+		goto out;
+	ret = CLI_EXIT_OK;
+out:
+	cli_outfile_abort(&out);
+	free(sig);
+	e2verity_signer_free(signer);
+	return ret;
+}

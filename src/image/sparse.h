@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sparse.h - Android sparse images (img2simg's format): checked, expanded once, written back */
+#ifndef E2VERITY_SPARSE_H
+#define E2VERITY_SPARSE_H
+
+#include "cli/cmd.h"
+
+#define CLI_SPARSE_MAGIC 0xed26ff3a
+
+/* blocks that were "don't care" chunks: on write-back they are again, where still holes */
+struct cli_sparse_range {
+	uint64_t start, count;
+};
+
+/* What the chunk table of a sparse image says, checked against the file's size. */
+struct cli_sparse {
+	unsigned int block_size;
+	uint64_t blocks;     /* of the expanded image */
+	uint64_t data_bytes; /* written by expanding it, at most: raw and non-zero fill chunks */
+	struct cli_sparse_range *dontcare;
+	size_t ndontcare;
+};
+
+/*
+ * Reads and checks every chunk header of the sparse image open at @fd
+ * (@file_size bytes) before a byte is expanded: known chunk types, sizes
+ * that agree with their blocks, nothing past the end of the file, blocks
+ * that add up to the header's count.  On failure @why (@ws bytes) says what
+ * is wrong, as " (...)".
+ */
+errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, char *why,
+			  size_t ws);
+/*
+ * Expands the checked image into @rawfd: raw chunks copied, fills written,
+ * "don't care" chunks, zero fills and zero blocks left as holes.
+ */
+errcode_t cli_sparse_expand(int fd, const struct cli_sparse *sp, int rawfd);
+/*
+ * Encodes the expanded image @rawfd back into a sparse image, written to
+ * @o: holes inside the old "don't care" chunks become "don't care" again,
+ * other holes and blocks of one repeated 32-bit value fill chunks, the rest
+ * raw chunks.
+ */
+errcode_t cli_sparse_encode(int rawfd, const struct cli_sparse *sp, struct cli_outfile *o);
+void cli_sparse_free(struct cli_sparse *sp);
+
+#endif /* E2VERITY_SPARSE_H */

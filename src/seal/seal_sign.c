@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* seal_sign.c - seal's signatures: a key here, or detached ones read and verified first */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "seal/seal_cli.h"
+
+/*
+ * Loads the signing key before the image is touched.  The space check needs
+ * the signature's size before any digest is known: one signature of a dummy
+ * digest gives it (ECDSA's DER varies by a few bytes, hence the margin).
+ */
+errcode_t cli_seal_signer(struct cli_seal_run *c, const char **doing)
+{
+	uint8_t zero[E2VERITY_MAX_DIGEST_SIZE] = { 0 }, *sig = NULL;
+	size_t sig_size = 0;
+	errcode_t err;
+
+	*doing = NULL;
+	c->so.quiet = c->w.quiet;
+	err = cli_load_signer(&c->so, &c->signer);
+	if (err)
+		return err;
+	*doing = "signing with";
+	err = e2verity_sign_digest(c->signer, c->opts.params.hash_alg, zero, &sig, &sig_size);
+	free(sig);
+	if (err)
+		return err;
+	c->opts.sign = cli_sign_cb;
+	c->opts.sign_ctx = c->signer;
+	/* one loaded key signs on every hashing thread at once (OpenSSL 3 keys are shared read-only) */
+	c->opts.flags |= E2VERITY_SEAL_SIGN_ANY_THREAD;
+	c->opts.sig_size_max = sig_size + 16;
+	return 0;
+}
+
+/*
+ * The seal's signer for detached signatures: the bytes read for the file being
+ * sealed.  The digest is the one the signature was verified against, or the
+ * image changed under us.
+ */
+static errcode_t cli_detached_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
+				 size_t *sig_size)
+{
+	struct cli_seal_run *c = ctx;
+	const struct cli_detached *d;
+
+	if (c->index >= c->ndetached)
+		return E2VERITY_ET_SIGN;
+	d = &c->detached[c->index];
+	if (d->verified && (d->alg != alg ||
+			    memcmp(d->digest, digest, e2verity_hash_alg_by_num(alg)->digest_size)))
+		return E2VERITY_ET_SIG_INVALID;
+	*sig = malloc(d->size);
+	if (!*sig)
+		return E2VERITY_ET_NO_MEMORY;
+	memcpy(*sig, d->sig, d->size);
+	*sig_size = d->size;
+	return 0;
+}
+
+/* Reads one signature file whole; a file larger than any signature is refused unread. */
+static errcode_t cli_read_sig(const char *path, struct cli_detached *d)
+{
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	errcode_t err;
+
+	err = cli_read_whole(path, E2VERITY_MAX_SIGNATURE_SIZE, &buf, &n);
+	if (err == EFBIG)
+		return E2VERITY_ET_SIG_TOO_LARGE;
+	if (!err)
+		err = e2verity_signature_parse(buf, n);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	d->sig = buf;
+	d->size = n;
+	return 0;
+}
+
+/*
+ * DIR/<path inside the image without its leading '/'>.sig, the path written
+ * as e2verity prints it (the line of a manifest, escaped), or the one
+ * --signature file.  The name on the host is made of the printed form, so
+ * that `while read -r hex path` finds the same file for every name; and it
+ * never leaves DIR: a path with a "." or ".." component is refused (the
+ * selection never makes one: names are normalised, and a directory entry
+ * that is not a name is not followed).
+ */
+static errcode_t cli_sig_path(const struct cli_seal_run *c, const char *path, char **out)
+{
+	char *esc;
+	int r;
+
+	*out = NULL;
+	if (c->sigfile) {
+		*out = strdup(c->sigfile);
+		return *out ? 0 : ENOMEM;
+	}
+	if (!cli_path_contained(path))
+		return EINVAL;
+	while (*path == '/')
+		path++;
+	esc = cli_escape(path);
+	if (!esc)
+		return ENOMEM;
+	r = asprintf(out, "%s/%s.sig", c->sigdir, esc);
+	free(esc);
+	if (r < 0) {
+		*out = NULL;
+		return ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Before the image is opened: the certificate and CA the signatures are
+ * verified against, and the directory or file they come from, each named in
+ * the message when it cannot be read.
+ */
+int cli_detached_open(struct cli_seal_run *c)
+{
+	const char *src = c->sigdir ? c->sigdir : c->sigfile, *failed;
+	struct stat st;
+	errcode_t err = 0;
+	int fd;
+
+	fd = open(src, O_RDONLY | O_CLOEXEC | (c->sigdir ? O_DIRECTORY : 0));
+	if (fd < 0)
+		err = errno;
+	else if (fstat(fd, &st))
+		err = errno;
+	else if (c->sigfile && S_ISDIR(st.st_mode))
+		err = EISDIR;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		cli_error(err, "while reading signatures from '%s'", cli_name(src));
+		return CLI_EXIT_FAILURE;
+	}
+	if (!c->so.certfile && !c->cafile)
+		return CLI_EXIT_OK;
+	err = cli_load_verifier(c->so.certfile, c->cafile, &c->verifier, &failed);
+	return err ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}
+
+/*
+ * Reads every file's signature before the pre-flight, whose space check
+ * needs the largest.  Every missing or malformed one is reported.
+ */
+int cli_detached_load(struct cli_seal_run *c, const struct cli_selection *sel)
+{
+	unsigned int bad = 0;
+	size_t max = 0;
+	errcode_t err;
+
+	c->detached = calloc(sel->n ? sel->n : 1, sizeof(*c->detached));
+	if (!c->detached) {
+		cli_error(ENOMEM, "while reading signatures");
+		return CLI_EXIT_FAILURE;
+	}
+	c->ndetached = sel->n;
+	for (size_t i = 0; i < sel->n; i++) {
+		char *path;
+
+		err = cli_sig_path(c, sel->v[i].path, &path);
+		if (!err)
+			err = cli_read_sig(path, &c->detached[i]);
+		if (err) {
+			cli_error(err, "while reading the signature '%s' of '%s'",
+				  path ? cli_name(path) : "?", cli_name(sel->v[i].path));
+			bad++;
+		} else if (c->detached[i].size > max) {
+			max = c->detached[i].size;
+		}
+		free(path);
+	}
+	if (bad)
+		return CLI_EXIT_FAILURE;
+	c->opts.sign = cli_detached_cb;
+	c->opts.sign_ctx = c;
+	c->opts.sig_size_max = max;
+	return CLI_EXIT_OK;
+}
+
+/*
+ * With --cert or --ca, each signature is verified against its file's digest,
+ * hashed from the read-only image now: one bad signature and nothing is
+ * written.  Every bad one is reported.
+ */
+int cli_detached_verify(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+			const struct cli_seal_rec *plans)
+{
+	struct e2verity_result r;
+	unsigned int bad = 0;
+	errcode_t err;
+
+	if (!c->verifier)
+		return CLI_EXIT_OK;
+	if (cli_seal_workers_start(c))
+		return CLI_EXIT_FAILURE;
+	for (size_t i = 0; i < sel->n; i++) {
+		struct cli_detached *d = &c->detached[i];
+		char *path;
+
+		if (plans[i].action == E2VERITY_SEAL_SKIP)
+			continue;
+		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
+		if (err) {
+			cli_error(err, "while hashing '%s'", cli_name(sel->v[i].path));
+			bad++;
+			continue;
+		}
+		err = e2verity_verifier_verify(c->verifier, r.desc.hash_algorithm, r.digest, d->sig,
+					       d->size);
+		if (err) {
+			cli_sig_path(c, sel->v[i].path, &path);
+			cli_error(err, "while verifying the signature '%s' of '%s'",
+				  path ? cli_name(path) : "?", cli_name(sel->v[i].path));
+			free(path);
+			bad++;
+			if (err == E2VERITY_ET_NO_MEMORY)
+				break;
+			continue;
+		}
+		d->verified = 1;
+		d->alg = r.desc.hash_algorithm;
+		memcpy(d->digest, r.digest, sizeof(d->digest));
+	}
+	cli_seal_workers_stop(c);
+	return bad ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}
