@@ -7,8 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/check_cli.h"
+#include "check/check_manifest.h"
+#include "check/check_files.h"
+#include "check/check_run.h"
 #include "cmd/select.h"
+#include "image/image.h"
+#include "output/manifest.h"
+#include "output/manifest_read.h"
 
 /* The record of inode @ino, made (named @path) if the check did not meet it */
 static struct cli_checked *cli_record(struct cli_check_run *c, ext2_ino_t ino, const char *path)

@@ -6,7 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/check_cli.h"
+#include "check/check_repair.h"
+#include "check/check_manifest.h"
+#include "check/check_run.h"
+#include "check/fsck.h"
+#include "cli/cancel.h"
+#include "cli/cli.h"
+#include "image/image.h"
 #include "output/names.h"
 
 /* the group of a problem code: 02 location, 03 descriptor, 04 Merkle tree, 09 manifest */
@@ -66,7 +72,8 @@ static int cli_wants_reseal(const struct cli_check_run *c, const struct cli_chec
 	return c->verifier && r->checked && d->metadata;
 }
 
-int cli_check_wants_repair(const struct cli_check_run *c, const struct cli_checked *r)
+/* Whether a file's findings ask for a repair that the mode may make */
+static int cli_check_wants_repair(const struct cli_check_run *c, const struct cli_checked *r)
 {
 	struct cli_damage d;
 

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "cli/cmd.h"
+#include "cli/cancel.h"
 
 volatile sig_atomic_t cli_cancel;
 

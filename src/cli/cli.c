@@ -11,7 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/util.h"
 #include "image/disk.h"
+#include "output/names.h"
+
+const char *cli_prog = "e2verity";
 
 /* --partition, for whichever image the command opens */
 static const char *cli_partition_arg;
@@ -21,7 +26,7 @@ const char *cli_partition(void)
 	return cli_partition_arg;
 }
 
-void cli_usage(const struct cli_command *cmd, FILE *f)
+static void cli_usage(const struct cli_command *cmd, FILE *f)
 {
 	fprintf(f, "Usage: %s %s %s\n", cli_prog, cmd->name, cmd->usage);
 }
@@ -30,6 +35,11 @@ void cli_help(const struct cli_command *cmd)
 {
 	printf("%s %s - %s\n\n", cli_prog, cmd->name, cmd->summary);
 	cli_usage(cmd, stdout);
+}
+
+static int cli_status_usage(const struct cli_command *cmd)
+{
+	return cmd->usage_status ? cmd->usage_status : CLI_EXIT_USAGE;
 }
 
 int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
@@ -46,11 +56,6 @@ int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 	}
 	cli_usage(cmd, stderr);
 	return cli_status_usage(cmd);
-}
-
-int cli_status_usage(const struct cli_command *cmd)
-{
-	return cmd->usage_status ? cmd->usage_status : CLI_EXIT_USAGE;
 }
 
 int cli_status_failure(const struct cli_command *cmd)
@@ -249,6 +254,61 @@ int cli_parse_u64(const char *arg, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+static int cli_parse_block_size(const char *arg, unsigned int *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, E2VERITY_MAX_BLOCK_SIZE, &v) || v < E2VERITY_MIN_BLOCK_SIZE ||
+	    (v & (v - 1)))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_tree_option(int opt, const char *arg, struct cli_tree_opts *t)
+{
+	const struct e2verity_hash_alg *alg;
+	int n;
+
+	switch (opt) {
+	case OPT_HASH_ALG:
+		alg = e2verity_hash_alg_by_name(arg);
+		if (!alg) {
+			fprintf(stderr, "%s: unknown hash algorithm '%s' (known: sha256 sha512)\n",
+				cli_prog, arg);
+			return -1;
+		}
+		t->params.hash_alg = alg->num;
+		return 1;
+	case OPT_BLOCK_SIZE:
+		if (cli_parse_block_size(arg, &t->params.block_size)) {
+			fprintf(stderr,
+				"%s: invalid block size '%s': must be a power of 2 from 1024 to "
+				"65536\n",
+				cli_prog, arg);
+			return -1;
+		}
+		return 1;
+	case OPT_SALT:
+		n = cli_hex2bin(arg, t->salt, sizeof(t->salt));
+		if (n < 0) {
+			fprintf(stderr, "%s: invalid salt '%s': must be hex, at most %d bytes\n",
+				cli_prog, arg, E2VERITY_MAX_SALT_SIZE);
+			return -1;
+		}
+		t->params.salt = t->salt;
+		t->params.salt_size = n;
+		return 1;
+	case OPT_OUT_MERKLE_TREE:
+		t->out_merkle_tree = arg;
+		return 1;
+	case OPT_OUT_DESCRIPTOR:
+		t->out_descriptor = arg;
+		return 1;
+	}
+	return 0;
+}
+
 int cli_parse_threads(const char *arg, unsigned int *out)
 {
 	uint64_t v;
@@ -299,103 +359,6 @@ int cli_parse_min_kernel(const char *arg, struct cli_kernel *k)
 void cli_kernel_string(unsigned int version, char *out, size_t size)
 {
 	snprintf(out, size, "%u.%u", version >> 16, (version >> 8) & 0xff);
-}
-
-/* ---- progress ------------------------------------------------------------------ */
-
-/* a file counts as this many bytes more than its data: empty files move the progress too */
-#define CLI_PROGRESS_FILE_COST 4096
-/* the line is redrawn at most this often when only the file under way changes */
-#define CLI_PROGRESS_REDRAW_NS 100000000LL
-
-void cli_progress_init(struct cli_progress *p, int bar, int fd, const char *device)
-{
-	memset(p, 0, sizeof(*p));
-	/* a bar is for a person watching a terminal; elsewhere it would be noise in a log */
-	p->bar = bar && isatty(STDERR_FILENO);
-	p->fd = fd;
-	p->device = device;
-	p->pass = 1;
-	p->last = -1;
-}
-
-int cli_progress_active(const struct cli_progress *p)
-{
-	return p->bar || p->fd >= 0;
-}
-
-void cli_progress_total(struct cli_progress *p, uint64_t files, uint64_t bytes)
-{
-	p->files = files;
-	p->bytes = bytes;
-}
-
-static int64_t cli_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Draws the state: @done bytes of the file under way, @label naming it. */
-static void cli_progress_show(struct cli_progress *p, uint64_t done, const char *label)
-{
-	uint64_t total = p->bytes + p->files * CLI_PROGRESS_FILE_COST;
-	uint64_t now = p->bytes_done + done + p->files_done * CLI_PROGRESS_FILE_COST;
-	int permille;
-	int64_t t;
-	char line[64];
-	int len;
-
-	if (now > total)
-		now = total;
-	permille = total ? (int)(now * 1000 / total) : 1000;
-	if (p->fd >= 0 && permille != p->last) {
-		/* e2fsck -C's machine form: pass, done, total, device */
-		len = snprintf(line, sizeof(line), "%d %llu %llu ", p->pass,
-			       (unsigned long long)now, (unsigned long long)total);
-		if (write(p->fd, line, len) < 0 || write(p->fd, p->device, strlen(p->device)) < 0 ||
-		    write(p->fd, "\n", 1) < 0)
-			p->fd = -1; /* the reader went away: the work goes on */
-	}
-	if (p->bar) {
-		/* a new tenth of a percent, or a new file now and then */
-		t = cli_now_ns();
-		if (permille != p->last || t - p->drawn_at >= CLI_PROGRESS_REDRAW_NS) {
-			/* the label is a name: escaped, it cannot move the cursor */
-			fprintf(stderr, "\r%s: %5.1f%% (%llu/%llu files)%s%s\033[K",
-				cli_name(p->device), permille / 10.0,
-				(unsigned long long)p->files_done, (unsigned long long)p->files,
-				label ? " " : "", label ? cli_name(label) : "");
-			fflush(stderr);
-			p->drawn = 1;
-			p->drawn_at = t;
-		}
-	}
-	p->last = permille;
-}
-
-void cli_progress_bytes(struct cli_progress *p, uint64_t done, const char *label)
-{
-	cli_progress_show(p, done, label);
-}
-
-void cli_progress_file(struct cli_progress *p, uint64_t size, const char *label)
-{
-	p->files_done++;
-	p->bytes_done += size;
-	cli_progress_show(p, 0, label);
-}
-
-void cli_progress_clear(struct cli_progress *p)
-{
-	if (p->drawn)
-		fputs("\r\033[K", stderr);
-	p->drawn = 0;
-	/* the line is drawn again at the next step */
-	p->drawn_at = 0;
-	p->last = -1;
 }
 
 /* ---- images -------------------------------------------------------------------- */

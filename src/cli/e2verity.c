@@ -5,9 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cmd.h"
-
-const char *cli_prog = "e2verity";
+#include "check/cmd_check.h"
+#include "cli/cli.h"
+#include "cmd/cmd_diff.h"
+#include "cmd/cmd_digest.h"
+#include "cmd/cmd_dump.h"
+#include "cmd/cmd_measure.h"
+#include "cmd/cmd_sign.h"
+#include "cmd/cmd_unseal.h"
+#include "output/names.h"
+#include "seal/cmd_seal.h"
 
 static const struct cli_command cli_commands[] = {
 	{ "digest", cmd_digest, "Compute the fs-verity digest of host files",

@@ -9,62 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cmd.h"
-
-static int cli_parse_block_size(const char *arg, unsigned int *out)
-{
-	uint64_t v;
-
-	if (cli_parse_u64(arg, E2VERITY_MAX_BLOCK_SIZE, &v) || v < E2VERITY_MIN_BLOCK_SIZE ||
-	    (v & (v - 1)))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int cli_parse_tree_option(int opt, const char *arg, struct cli_tree_opts *t)
-{
-	const struct e2verity_hash_alg *alg;
-	int n;
-
-	switch (opt) {
-	case OPT_HASH_ALG:
-		alg = e2verity_hash_alg_by_name(arg);
-		if (!alg) {
-			fprintf(stderr, "%s: unknown hash algorithm '%s' (known: sha256 sha512)\n",
-				cli_prog, arg);
-			return -1;
-		}
-		t->params.hash_alg = alg->num;
-		return 1;
-	case OPT_BLOCK_SIZE:
-		if (cli_parse_block_size(arg, &t->params.block_size)) {
-			fprintf(stderr,
-				"%s: invalid block size '%s': must be a power of 2 from 1024 to "
-				"65536\n",
-				cli_prog, arg);
-			return -1;
-		}
-		return 1;
-	case OPT_SALT:
-		n = cli_hex2bin(arg, t->salt, sizeof(t->salt));
-		if (n < 0) {
-			fprintf(stderr, "%s: invalid salt '%s': must be hex, at most %d bytes\n",
-				cli_prog, arg, E2VERITY_MAX_SALT_SIZE);
-			return -1;
-		}
-		t->params.salt = t->salt;
-		t->params.salt_size = n;
-		return 1;
-	case OPT_OUT_MERKLE_TREE:
-		t->out_merkle_tree = arg;
-		return 1;
-	case OPT_OUT_DESCRIPTOR:
-		t->out_descriptor = arg;
-		return 1;
-	}
-	return 0;
-}
+#include "cli/util.h"
+#include "output/names.h"
 
 int cli_grow(void **v, size_t *cap, size_t n, size_t size)
 {

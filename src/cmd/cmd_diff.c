@@ -8,8 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cmd_diff.h"
+#include "cli/cancel.h"
+#include "cli/cli.h"
+#include "cli/util.h"
+#include "image/image.h"
 #include "output/json.h"
 #include "output/manifest.h"
+#include "output/manifest_read.h"
 #include "output/names.h"
 
 enum {

@@ -5,7 +5,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cli/cmd.h"
+#include "cmd/cmd_digest.h"
+#include "cli/cli.h"
+#include "cli/util.h"
+#include "cmd/host_digest.h"
+#include "output/manifest.h"
+#include "output/names.h"
 
 int cmd_digest(const struct cli_command *cmd, int argc, char *argv[])
 {

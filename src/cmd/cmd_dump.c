@@ -7,7 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cmd_dump.h"
+#include "cli/cli.h"
 #include "image/disk.h"
+#include "image/image.h"
+#include "output/names.h"
 
 enum {
 	OPT_OFFSET = OPT_FIRST_PRIVATE,

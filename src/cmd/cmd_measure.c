@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd_measure.h"
+#include "cli/cli.h"
+#include "image/image.h"
 #include "output/manifest.h"
+#include "output/names.h"
 
 enum {
 	OPT_JSON = OPT_FIRST_PRIVATE,

@@ -8,7 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cmd.h"
+#include "cmd/cmd_sign.h"
+#include "cli/cli.h"
+#include "cmd/host_digest.h"
+#include "cmd/signer.h"
+#include "output/names.h"
+#include "output/outfile.h"
 
 int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 {

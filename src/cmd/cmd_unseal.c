@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd_unseal.h"
+#include "cli/cancel.h"
+#include "cli/cli.h"
 #include "cmd/select.h"
+#include "image/image.h"
+#include "output/names.h"
 
 /* unseal's command line is the one it shares with seal */
 static int cli_unseal_parse(const struct cli_command *cmd, int argc, char *argv[],

@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cmd.h"
+#include "cmd/host_digest.h"
+#include "cli/cli.h"
+#include "cli/util.h"
+#include "output/outfile.h"
 
 static errcode_t cli_read_fd(void *ctx, void *buf, size_t count, uint64_t offset)
 {

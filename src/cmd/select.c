@@ -8,6 +8,10 @@
 #include <string.h>
 
 #include "cmd/select.h"
+#include "cli/cli.h"
+#include "cli/util.h"
+#include "image/image.h"
+#include "output/names.h"
 
 errcode_t cli_select_init(struct cli_selection *s, ext2_filsys fs, const char *image)
 {
@@ -308,7 +312,13 @@ errcode_t cli_select_all(struct cli_selection *s)
 	return cli_walk_from(s, "/", EXT2_ROOT_INO);
 }
 
-errcode_t cli_select_files_from(struct cli_selection *s, const char *list, int nul)
+/*
+ * Adds the paths listed in @list ("-" is standard input): one per line,
+ * escaped as e2verity prints names (cli_unescape()), or NUL-terminated and
+ * as they are when @nul (-0).  A NUL byte or a stray backslash in a line
+ * list is an error.
+ */
+static errcode_t cli_select_files_from(struct cli_selection *s, const char *list, int nul)
 {
 	FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
 	char *line = NULL;
@@ -372,7 +382,8 @@ static int cli_push(const char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-int cli_parse_select_option(int opt, const char *arg, struct cli_select_args *a)
+/* 1 if @opt was a selection option (-r, -a, -0 or above), 0 if not, -1 when out of memory */
+static int cli_parse_select_option(int opt, const char *arg, struct cli_select_args *a)
 {
 	switch (opt) {
 	case 'r':
@@ -392,7 +403,11 @@ int cli_parse_select_option(int opt, const char *arg, struct cli_select_args *a)
 	return 0;
 }
 
-int cli_select_args_finish(const struct cli_command *cmd, int argc, char *argv[],
+/*
+ * After the options: IMAGE, then the PATHs (normalised).  Returns 0, or the
+ * usage status after saying what is missing.
+ */
+static int cli_select_args_finish(const struct cli_command *cmd, int argc, char *argv[],
 			   const char **image, struct cli_select_args *a)
 {
 	int r = cli_image_operands(cmd, argc, argv, image, &a->paths, &a->npaths);
@@ -404,7 +419,7 @@ int cli_select_args_finish(const struct cli_command *cmd, int argc, char *argv[]
 	return cli_image_paths(cmd, a->paths, a->npaths);
 }
 
-void cli_select_args_free(struct cli_select_args *a)
+static void cli_select_args_free(struct cli_select_args *a)
 {
 	free(a->files_from);
 	free(a->excludes);

@@ -3,7 +3,8 @@
 #ifndef E2VERITY_SELECT_H
 #define E2VERITY_SELECT_H
 
-#include "cli/cmd.h"
+#include "cli/cli.h"
+#include "image/image.h"
 
 struct cli_target {
 	char *path; /* absolute, inside the image */
@@ -47,13 +48,6 @@ int cli_select_excluded(const struct cli_selection *s, const char *path);
 errcode_t cli_select_path(struct cli_selection *s, const char *path);
 /* Adds every regular file of the filesystem (-a). */
 errcode_t cli_select_all(struct cli_selection *s);
-/*
- * Adds the paths listed in @list ("-" is standard input): one per line,
- * escaped as e2verity prints names (cli_unescape()), or NUL-terminated and
- * as they are when @nul (-0).  A NUL byte or a stray backslash in a line
- * list is an error.
- */
-errcode_t cli_select_files_from(struct cli_selection *s, const char *list, int nul);
 
 /* what a command line asks for: PATHs, -r, -a, --files-from (-0), --exclude */
 struct cli_select_args {
@@ -77,16 +71,6 @@ struct cli_select_args {
 
 /* the selection options that may be given more than once */
 #define CLI_SELECT_REPEATABLE OPT_FILES_FROM, OPT_EXCLUDE
-
-/* 1 if @opt was a selection option (-r, -a, -0 or above), 0 if not, -1 when out of memory */
-int cli_parse_select_option(int opt, const char *arg, struct cli_select_args *a);
-/*
- * After the options: IMAGE, then the PATHs (normalised).  Returns 0, or the
- * usage status after saying what is missing.
- */
-int cli_select_args_finish(const struct cli_command *cmd, int argc, char *argv[],
-			   const char **image, struct cli_select_args *a);
-void cli_select_args_free(struct cli_select_args *a);
 
 /*
  * What seal and unseal share on their command lines: IMAGE, the selection,

@@ -11,7 +11,9 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "cli/cmd.h"
+#include "cmd/signer.h"
+#include "cli/cli.h"
+#include "output/names.h"
 
 #define CLI_PASS_MAX 1024
 

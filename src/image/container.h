@@ -5,7 +5,20 @@
 
 #include <sys/stat.h>
 
-#include "image/disk.h"
+#include "output/outfile.h"
+
+/* What an IMAGE argument (with ?offset= or --partition) resolves to. */
+struct cli_disk {
+	char *file;	       /* the file named: what is locked and checked for a mount */
+	char *open_name;       /* what libext2fs opens: @file, or the copy of a sparse image */
+	char io_options[48];   /* "offset=N" when the filesystem does not start at byte 0 */
+	uint64_t offset, size; /* the filesystem's place in @open_name; @size 0: to its end */
+	int partno;	       /* the partition chosen, or 0 */
+	int sparse;	       /* an Android sparse image: cli_disk_expand() makes its copy */
+	struct cli_outfile *out; /* written to: where the sparse image goes back */
+	const struct cli_container_ops *ops; /* its container: a row of the table in disk.c */
+	void *priv;			     /* that container's own state */
+};
 
 /*
  * One kind of container.  cli_disk_resolve() walks cli_containers[] and
@@ -43,15 +56,10 @@ extern const struct cli_container_ops cli_container_sparse;
 extern const struct cli_container_ops cli_container_partition;
 extern const struct cli_container_ops cli_container_raw;
 
-/* helpers the rows share (disk.c) */
+/* helpers the table and its rows share (container.c) */
 uint32_t cli_disk_le32(const unsigned char *p);
-/* a regular file's length, or a block device's size */
-errcode_t cli_disk_fd_size(int fd, const struct stat *st, uint64_t *size);
 /* a whole-file image must hold all of its filesystem */
 errcode_t cli_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws);
-/* the filesystem at @d->offset must be ext4 and end inside @d->size (0: the file's end) */
-errcode_t cli_disk_check_place(struct cli_disk *d, int fd, uint64_t file_size, char *why,
-			       size_t ws);
 /*
  * libext2fs opens @d->file itself: checked whole, or with @placed at
  * @d->offset (cli_disk_check_place())
@@ -61,9 +69,7 @@ errcode_t cli_disk_open_file(struct cli_disk *d, int fd, const struct stat *st, 
 /* ?offset= and --partition name one place each: both at once is a mistake */
 errcode_t cli_disk_one_place(const char *opts, const char *partition, char *why, size_t ws);
 
-/* IMAGE?offset=BYTES: the only io option a file image has (disk_raw.c) */
+/* IMAGE?offset=BYTES: the only io option a file image has */
 errcode_t cli_disk_parse_offset(const char *opts, uint64_t *offset, char *why, size_t ws);
-/* what blkid calls the contents of @size bytes at @start, for a message (disk_partition.c) */
-void cli_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize);
 
 #endif /* E2VERITY_CONTAINER_H */

@@ -7,27 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "image/container.h"
-
 #ifdef HAVE_BLKID
 #include <blkid.h>
 
-void cli_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize)
-{
-	blkid_probe pr = blkid_new_probe();
-	const char *type = NULL;
-
-	snprintf(out, outsize, "unknown contents");
-	if (!pr)
-		return;
-	if (blkid_probe_set_device(pr, fd, start, size) == 0) {
-		blkid_probe_enable_superblocks(pr, 1);
-		if (blkid_do_safeprobe(pr) == 0 &&
-		    blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0)
-			snprintf(out, outsize, "%s", type);
-	}
-	blkid_free_probe(pr);
-}
+#include "image/container.h"
+#include "output/names.h"
 
 static int cli_all_digits(const char *s)
 {
@@ -84,14 +68,6 @@ out:
 	return err;
 }
 #else
-void cli_disk_contents(int fd, uint64_t start, uint64_t size, char *out, size_t outsize)
-{
-	(void)fd;
-	(void)start;
-	(void)size;
-	snprintf(out, outsize, "no ext4 superblock");
-}
-
 static errcode_t cli_find_partition(struct cli_disk *d, const char *file, const char *want,
 				    char *why, size_t ws)
 {

@@ -8,27 +8,6 @@
 
 #include "image/container.h"
 
-/* e2fsprogs' io option syntax: only offset= means anything to a file image */
-errcode_t cli_disk_parse_offset(const char *opts, uint64_t *offset, char *why, size_t ws)
-{
-	char *end;
-	unsigned long long v;
-
-	if (strncmp(opts, "offset=", 7) != 0 || !opts[7] || opts[7] == '-') {
-		snprintf(why, ws, " (unknown io option '%s'; IMAGE?offset=BYTES is known)",
-			cli_name(opts));
-		return EINVAL;
-	}
-	errno = 0;
-	v = strtoull(opts + 7, &end, 0);
-	if (errno || *end) {
-		snprintf(why, ws, " (invalid offset '%s')", cli_name(opts + 7));
-		return EINVAL;
-	}
-	*offset = v;
-	return 0;
-}
-
 /* last in the table: whatever no other row claimed */
 static int cli_raw_probe(const unsigned char *head, size_t n, const char *opts,
 			 const char *partition)

@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include "image/container.h"
+#include "image/disk.h"
 #include "image/sparse.h"
+#include "output/names.h"
+#include "output/outfile.h"
 
 /*
  * The expanded copy of a sparse image, in a file without a name in TMPDIR,

@@ -12,8 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cmd.h"
+#include "image/image.h"
+#include "cli/cli.h"
+#include "image/container.h"
 #include "image/disk.h"
+#include "image/undo_io.h"
+#include "output/names.h"
 
 #ifdef CLI_FAULT_IO
 /* the test build: tests/helpers/fault_io.c cuts writes */

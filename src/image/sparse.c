@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "image/sparse.h"
+#include "cli/util.h"
+#include "output/outfile.h"
 
 /*
  * The format, as AOSP's libsparse (sparse_format.h) writes it, all fields

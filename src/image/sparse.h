@@ -3,7 +3,7 @@
 #ifndef E2VERITY_SPARSE_H
 #define E2VERITY_SPARSE_H
 
-#include "cli/cmd.h"
+#include "output/outfile.h"
 
 #define CLI_SPARSE_MAGIC 0xed26ff3a
 

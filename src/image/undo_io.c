@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cmd.h"
+#include "image/undo_io.h"
+#include "cli/util.h"
 
 /*
  * The undo file is e2undo's (e2fsprogs misc/e2undo.c, format "E2UNDO02"),

@@ -99,7 +99,7 @@ static int *cli_json_count(struct cli_json *j)
 	return &j->count[(j->depth < CLI_JSON_MAX_DEPTH ? j->depth : CLI_JSON_MAX_DEPTH) - 1];
 }
 
-static void cli_json_member(struct cli_json *j, const char *key)
+static void cli_json_key(struct cli_json *j, const char *key)
 {
 	if (j->depth > 0) {
 		if ((*cli_json_count(j))++)
@@ -116,7 +116,7 @@ static void cli_json_member(struct cli_json *j, const char *key)
 
 static void cli_json_open(struct cli_json *j, const char *key, char c)
 {
-	cli_json_member(j, key);
+	cli_json_key(j, key);
 	fputc(c, j->f);
 	/* every open counts, or a close too many would climb out of the table */
 	j->depth++;
@@ -164,24 +164,24 @@ void cli_json_end_array(struct cli_json *j)
 
 void cli_json_string(struct cli_json *j, const char *key, const char *value)
 {
-	cli_json_member(j, key);
+	cli_json_key(j, key);
 	cli_json_write_string(j->f, value);
 }
 
 void cli_json_uint(struct cli_json *j, const char *key, uint64_t value)
 {
-	cli_json_member(j, key);
+	cli_json_key(j, key);
 	fprintf(j->f, "%" PRIu64, value);
 }
 
 void cli_json_bool(struct cli_json *j, const char *key, int value)
 {
-	cli_json_member(j, key);
+	cli_json_key(j, key);
 	fputs(value ? "true" : "false", j->f);
 }
 
 void cli_json_null(struct cli_json *j, const char *key)
 {
-	cli_json_member(j, key);
+	cli_json_key(j, key);
 	fputs("null", j->f);
 }

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/json.h"
 #include "output/json_parse.h"
+#include "output/json.h"
 
 #define CLI_JSON_PARSE_MAX_DEPTH 64
 /* members of one object: duplicates are looked for by a scan, so their number stays small */

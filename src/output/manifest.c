@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/json.h"
 #include "output/manifest.h"
+#include "cli/cli.h"
+#include "cli/util.h"
 #include "cmd/select.h"
+#include "output/json.h"
+#include "output/names.h"
 
 /*
  * One place for the line format, so that a manifest written by one command is

@@ -3,7 +3,9 @@
 #ifndef E2VERITY_MANIFEST_H
 #define E2VERITY_MANIFEST_H
 
-#include "cli/cmd.h"
+#include <stdio.h>
+
+#include "e2verity.h"
 
 enum cli_manifest_format {
 	CLI_MANIFEST_TEXT,    /* "sha256:<hex> <path>", as `fsverity digest` */
@@ -53,48 +55,16 @@ errcode_t cli_manifest_names(ext2_filsys fs, const char *image, const struct cli
 			     struct cli_manifest *out);
 void cli_manifest_free(struct cli_manifest *mf);
 
-/* ---- manifest_read.c: a manifest read back (check --manifest, diff) ------------------------ */
-
-/* One path of a manifest, with what it records */
-struct cli_listed {
-	char *path;	    /* unescaped: the name's bytes */
-	unsigned long line; /* where it is in the manifest */
-	unsigned int alg;   /* E2VERITY_HASH_* */
-	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
-	unsigned int block_size; /* JSON: the Merkle tree block size; 0 when not recorded */
-	int have_salt;		 /* JSON: @salt is recorded (@salt_size 0: none) */
-	uint8_t salt[E2VERITY_MAX_SALT_SIZE];
-	unsigned int salt_size;
-	int seen; /* for the reader's user: met in the image */
-};
-
-/* What is wrong with a manifest: a malformed line, or a path listed twice */
-struct cli_listing_problem {
-	unsigned int code; /* E2VERITY_PR_MANIFEST_MALFORMED or _DUPLICATE */
-	unsigned long line, first_line;
-	char *why;
-};
-
-struct cli_listing {
-	const char *name; /* as given; "-" is standard input */
-	int json;
-	struct cli_listed *v; /* sorted by the bytes of the path */
-	size_t n;
-	struct cli_listing_problem *problems;
-	size_t nproblems;
-};
+/* cli_digest_line()'s forms: the digest, or the bytes a signature signs, in hex */
+#define CLI_FORM_DIGEST 0
+#define CLI_FORM_BUILTIN 1 /* struct fsverity_formatted_digest: a built-in signature's */
+#define CLI_FORM_IMA 2	   /* the ima_file_id an IMA fs-verity signature signs the hash of */
 
 /*
- * Reads a manifest: the lines of `seal --manifest` and `measure` ("ALG:HEX
- * PATH", or the hex of a formatted digest with --for-builtin-sig), or their
- * --json (check --json too).  Untrusted: every line that is not exactly an
- * entry, and every path listed twice, is a problem, said on stderr with its
- * line (the first ones) and kept in @l->problems; a manifest with problems is
- * not to be used.  Returns 0, or -1 when it cannot be read at all (said).
+ * Writes one line as `fsverity digest` prints it: "<alg>:<hex> <path>", or
+ * with @form CLI_FORM_BUILTIN or CLI_FORM_IMA "<hex of what is signed>
+ * <path>".  Returns 0 or an errno value.
  */
-int cli_listing_read(const char *name, struct cli_listing *l);
-/* The entry of @path, or NULL */
-const struct cli_listed *cli_listing_find(const struct cli_listing *l, const char *path);
-void cli_listing_free(struct cli_listing *l);
+int cli_digest_line(FILE *f, unsigned int alg, const uint8_t *digest, const char *path, int form);
 
 #endif /* E2VERITY_MANIFEST_H */

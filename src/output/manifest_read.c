@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "output/manifest_read.h"
+#include "cli/cli.h"
+#include "cli/util.h"
 #include "output/json_parse.h"
-#include "output/manifest.h"
 #include "output/names.h"
 
 /* a manifest of a million files is about 150 MB: ten times that is not one */
@@ -350,24 +352,6 @@ static int cli_listed_cmp(const void *a, const void *b)
 	int c = strcmp(x->path, y->path);
 
 	return c ? c : (x->line > y->line) - (x->line < y->line);
-}
-
-const struct cli_listed *cli_listing_find(const struct cli_listing *l, const char *path)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(l->v[mid].path, path);
-
-		if (!c)
-			return &l->v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 int cli_listing_read(const char *name, struct cli_listing *l)

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/json.h"
 #include "output/names.h"
+#include "output/json.h"
 
 /*
  * Writes the escape of the byte at @s to @out and returns 1, or returns 0

@@ -11,7 +11,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "cli/cmd.h"
+#include "output/outfile.h"
+#include "output/names.h"
 
 static void cli_out_why(struct cli_outfile *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

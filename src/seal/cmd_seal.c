@@ -6,27 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seal/seal_cli.h"
-
-int cli_seal_workers_start(struct cli_seal_run *c)
-{
-	errcode_t err;
-
-	if (c->opts.params.threads <= 1)
-		return 0;
-	err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
-	if (err) {
-		cli_error(err, "while starting hashing threads for '%s'", cli_name(c->w.image));
-		return -1;
-	}
-	return 0;
-}
-
-void cli_seal_workers_stop(struct cli_seal_run *c)
-{
-	e2verity_workers_free(c->opts.params.workers);
-	c->opts.params.workers = NULL;
-}
+#include "seal/cmd_seal.h"
+#include "cli/cancel.h"
+#include "cli/cli.h"
+#include "cmd/select.h"
+#include "cmd/signer.h"
+#include "image/image.h"
+#include "output/names.h"
+#include "seal/seal_ima.h"
+#include "seal/seal_options.h"
+#include "seal/seal_output.h"
+#include "seal/seal_pass.h"
+#include "seal/seal_run.h"
+#include "seal/seal_sign.h"
+#include "seal/seal_write.h"
 
 /*
  * What the kernel the image is for cannot read is refused (--min-kernel);
@@ -125,33 +118,6 @@ static errcode_t cli_no_ima_sign(void *ctx, unsigned int alg, const uint8_t *dig
 	*value = NULL;
 	*len = 0;
 	return E2VERITY_ET_SIGN;
-}
-
-/* ... and a file that has one already is left out of the list, unless --force replaces it */
-static int cli_no_ima_keep(void *ctx, unsigned int alg, const uint8_t *digest,
-			   const uint8_t *value, size_t len)
-{
-	(void)ctx;
-	(void)alg;
-	(void)digest;
-	(void)value;
-	(void)len;
-	return 1;
-}
-
-errcode_t cli_seal_stored(const struct cli_seal_run *c, ext2_filsys fs, ext2_ino_t ino,
-			  struct e2verity_seal_plan *plan)
-{
-	struct e2verity_seal_opts o = c->opts;
-	errcode_t err;
-
-	/* what becomes of security.ima is in the record: a value kept here refuses nothing */
-	o.ima_keep = cli_no_ima_keep;
-	err = e2verity_seal_prepare(fs, ino, &o, plan);
-	/* the read-only handle saw the same file a moment ago */
-	if (!err && plan->action != E2VERITY_SEAL_SKIP)
-		err = E2VERITY_ET_CORRUPT;
-	return err;
 }
 
 /* what the pre-flight says of each file, as the library judges them */
@@ -283,7 +249,7 @@ int cmd_seal(const struct cli_command *cmd, int argc, char *argv[])
 	/* -n --ima-only --for-ima-sig without a key: nothing is signed, what to sign is listed */
 	if (c.ima_only && !c.opts.ima_sign) {
 		c.opts.ima_sign = cli_no_ima_sign;
-		c.opts.ima_keep = c.w.force ? NULL : cli_no_ima_keep;
+		c.opts.ima_keep = c.w.force ? NULL : cli_seal_no_ima_keep;
 		c.opts.ima_size_max = E2VERITY_IMA_MAX_SIZE;
 	}
 	/* the pre-flight reads a read-only handle: a refusal cannot write a byte */

@@ -9,7 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "seal/seal_cli.h"
+#include "seal/seal_ima.h"
+#include "cli/cli.h"
+#include "cli/util.h"
+#include "cmd/select.h"
+#include "cmd/signer.h"
+#include "output/names.h"
+#include "seal/seal_pass.h"
+#include "seal/seal_run.h"
 
 /* ---- signed here ---------------------------------------------------------------------- */
 

@@ -5,7 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seal/seal_cli.h"
+#include "seal/seal_options.h"
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "cmd/select.h"
+#include "cmd/signer.h"
+#include "output/manifest.h"
+#include "output/outfile.h"
+#include "seal/seal_ima.h"
+#include "seal/seal_run.h"
 
 enum {
 	OPT_IMMUTABLE = OPT_FIRST_PRIVATE,

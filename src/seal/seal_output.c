@@ -6,7 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seal/seal_cli.h"
+#include "seal/seal_output.h"
+#include "cli/cli.h"
+#include "cmd/select.h"
+#include "image/image.h"
+#include "output/manifest.h"
+#include "output/names.h"
+#include "output/outfile.h"
+#include "seal/seal_pass.h"
+#include "seal/seal_run.h"
 
 static void cli_print_digest(const struct cli_seal_run *c, unsigned int alg, const uint8_t *digest,
 			     const char *path)

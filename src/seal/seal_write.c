@@ -6,7 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seal/seal_cli.h"
+#include "seal/seal_write.h"
+#include "cli/cancel.h"
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "cmd/select.h"
+#include "image/image.h"
+#include "output/names.h"
+#include "seal/seal_output.h"
+#include "seal/seal_run.h"
 
 static void cli_seal_progress(void *ctx, uint64_t done, uint64_t total)
 {

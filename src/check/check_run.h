@@ -1,17 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* check_cli.h - what the parts of `e2verity check` share: the run, its files and their findings */
-#ifndef E2VERITY_CHECK_CLI_H
-#define E2VERITY_CHECK_CLI_H
+/* check_run.h - what the parts of `e2verity check` share: the run, its files and their findings
+ * (types only) */
+#ifndef CLI_CHECK_RUN_H
+#define CLI_CHECK_RUN_H
 
-#include "cli/cmd.h"
-#include "output/manifest.h"
-
-/* fsck(8) exit status bits */
-#define FSCK_OK 0
-#define FSCK_NONDESTRUCT 1
-#define FSCK_UNCORRECTED 4
-#define FSCK_ERROR 8
-#define FSCK_CANCELED 32
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "output/manifest_read.h"
 
 /* what check may change: e2fsck's -n, -p and -y */
 enum cli_check_mode {
@@ -96,10 +91,10 @@ struct cli_check_run {
 	size_t nr_clean;
 	unsigned int clean_kernel; /* the oldest kernel that reads them all */
 	int clean_kernel_none;	   /* one of them no kernel with this page size reads */
-	size_t pending_findings; /* findings of the file being checked */
-	size_t recheck;		 /* the file a repair's check reports to, or SIZE_MAX */
-	const char *next_path;	 /* the path of the file being checked, when given */
-	char **paths;		 /* the PATHs given, or none: the whole image */
+	size_t pending_findings;   /* findings of the file being checked */
+	size_t recheck;		   /* the file a repair's check reports to, or SIZE_MAX */
+	const char *next_path;	   /* the path of the file being checked, when given */
+	char **paths;		   /* the PATHs given, or none: the whole image */
 	int npaths;
 	unsigned int missing; /* PATHs not checked: not found, a directory without -r (reported) */
 	int needs_recovery;   /* the journal holds what was not replayed */
@@ -108,46 +103,4 @@ struct cli_check_run {
 	char errbuf[512]; /* what stopped the run, for --json */
 };
 
-/* ---- cmd_check.c ---------------------------------------------------------------------------- */
-
-/* A new file record (zeroed but for @ino and a copy of @path); NULL without memory */
-struct cli_checked *cli_check_add_file(struct cli_check_run *c, ext2_ino_t ino, const char *path);
-/* The record of inode @ino, or NULL */
-struct cli_checked *cli_check_file_of(struct cli_check_run *c, ext2_ino_t ino);
-/* Adds a finding of @code to @r (about @path when it is not @r's own name); -1 without memory */
-int cli_check_add_finding(struct cli_check_run *c, struct cli_checked *r, unsigned int code,
-			  const struct e2verity_finding *f, const char *path);
-
-/* ---- check_manifest.c ----------------------------------------------------------------------- */
-
-/*
- * The image against the manifest: every listed path must be a sealed file
- * with the listed digest (and parameters), every name of a sealed file must
- * be listed.  Each deviation is a finding of its file.
- */
-errcode_t cli_check_manifest(struct cli_check_run *c, ext2_filsys fs);
-/* --require-sealed: every regular file under the paths (but the excluded) must be sealed */
-errcode_t cli_check_required(struct cli_check_run *c, ext2_filsys fs);
-/* After a repair of @r: its digest against the manifest again (findings marked after) */
-int cli_check_manifest_again(struct cli_check_run *c, struct cli_checked *r);
-
-/* ---- check_repair.c ------------------------------------------------------------------------- */
-
-/* Whether a file's findings ask for a repair that the mode may make */
-int cli_check_wants_repair(const struct cli_check_run *c, const struct cli_checked *r);
-/*
- * -p and -y: opens the image for writing (the undo file, the transaction) and
- * repairs the files that want it, each committed on its own, then checks each
- * again.  Returns the fsck status bits it adds; c->errbuf says what stopped it.
- */
-int cli_check_repair(struct cli_check_run *c);
-
-/* ---- check_output.c ------------------------------------------------------------------------- */
-
-/* Groups the findings by file (c->order, each file's first and count) */
-int cli_check_group(struct cli_check_run *c);
-void cli_check_print_text(struct cli_check_run *c, const struct e2verity_check_stats *st);
-void cli_check_print_json(struct cli_check_run *c, const struct e2verity_check_stats *st,
-			  const char *error, int status);
-
-#endif /* E2VERITY_CHECK_CLI_H */
+#endif /* CLI_CHECK_RUN_H */

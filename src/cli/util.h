@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* util.h - growing arrays, hex, whole reads and writes */
+#ifndef CLI_UTIL_H
+#define CLI_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "e2verity.h"
+
+/*
+ * Makes room in the array *@v of *@cap elements of @size bytes for element
+ * @n (doubling it): 0, or -1 when out of memory (*@v and *@cap unchanged).
+ */
+int cli_grow(void **v, size_t *cap, size_t n, size_t size);
+
+void cli_bin2hex(const uint8_t *bin, size_t len, char *hex);
+/* Parses hex; returns the number of bytes, or -1 if not hex or longer than @max. */
+int cli_hex2bin(const char *hex, uint8_t *bin, size_t max);
+
+errcode_t cli_write_all(int fd, const void *buf, size_t len, off_t offset);
+
+/*
+ * Reads the file @path whole into a new buffer (*@ret, *@size): EFBIG,
+ * unread past @max + 1 bytes, when it holds more than @max bytes.
+ */
+errcode_t cli_read_whole(const char *path, size_t max, uint8_t **ret, size_t *size);
+errcode_t cli_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t offset);
+
+#endif /* CLI_UTIL_H */
