@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_json.c - unit tests of src/json.c: string escaping, nesting and commas */
+/* check_json.c - unit tests of src/output/json.c: string escaping, nesting and commas */
 #include <stdio.h>
 #include <string.h>
 

@@ -4,7 +4,7 @@
 #
 # A module is src/DIR/NAME.c with its header src/DIR/NAME.h (file names are unique under src/).
 #  1. the objects: module A uses a symbol module B defines -> edge A B; tsort finds no loop;
-#  2. the includes: src/**/A.[ch] includes "B.h" of src/ -> edge A B; no loop either;
+#  2. the includes: src/DIR/A.[ch] includes "DIR/B.h" of src/ -> edge A B; no loop either;
 #  3. a header declares only functions its own .c defines; a header without a .c (shared
 #     types) declares no function;
 #  4. every global function of src/ is used by another module (else it is dead or static);
