@@ -107,10 +107,10 @@ else
 fi
 
 # 6. the fsck(8) exit bits: one header
-fsck=$(grep -rl '^#define FSCK_' "$src" | sed "s|^$src/||" | tr '\n' ' ')
-case $fsck in
-*.h\ ) [ "$(echo $fsck | wc -w)" -eq 1 ] && pass "FSCK_* in $fsck" || fail "FSCK_* defined in $fsck" ;;
-*) fail "FSCK_* defined in ${fsck:-no header}" ;;
+grep -rl '^#define FSCK_' "$src" >"$T_TMP/fsck"
+case "$(wc -l <"$T_TMP/fsck") $(cat "$T_TMP/fsck")" in
+"1 "*.h) pass "FSCK_* in $(sed "s|^$src/||" "$T_TMP/fsck")" ;;
+*) fail "FSCK_* defined in $(sed "s|^$src/||" "$T_TMP/fsck" | tr '\n' ' ')(one header wanted)" ;;
 esac
 
 # 7. no global both in lib/ and in src/
