@@ -189,6 +189,48 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
  */
 errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t *count);
 
+/* One entry of a directory, as e2verity_walk() meets it */
+struct e2verity_walk_entry {
+	const char *path;     /* absolute ("/etc/passwd"); NULL for a name no path can hold ('/' or NUL in it) */
+	const char *dir_path; /* the directory's path; NULL when @err is the directory's own */
+	const char *name;     /* the entry's bytes, NUL-terminated (see @name_len for a NUL among them) */
+	int name_len;
+	ext2_ino_t ino;
+	unsigned int type; /* EXT2_FT_*: the entry's, or the inode's when the directory records none */
+	/*
+	 * Non-zero: a directory (type EXT2_FT_DIR) that could not be read, its
+	 * entries unseen; or, in a directory without file types, the entry's
+	 * inode that could not be read (type EXT2_FT_UNKNOWN).
+	 */
+	errcode_t err;
+};
+
+#define E2VERITY_WALK_NEXT 0 /* go on, into the entry when it is a directory */
+#define E2VERITY_WALK_SKIP 1 /* go on, but not into this directory */
+#define E2VERITY_WALK_STOP 2 /* end the walk (e2verity_walk() returns 0) */
+
+typedef int (*e2verity_walk_fn)(void *ctx, const struct e2verity_walk_entry *e);
+
+/**
+ * e2verity_walk() - every entry under a directory, depth first, each directory in name order
+ * @fs: open filesystem
+ * @dir: the directory to start from (EXT2_ROOT_INO for all)
+ * @path: its absolute path ("/"), the prefix of every path given to @fn
+ * @fn: called for each entry but "." and "..", in byte order of the names; a
+ *      directory's entries follow it at once unless @fn returned
+ *      E2VERITY_WALK_SKIP for it
+ * @ctx: passed to @fn
+ *
+ * The one walk of the library and the command: a hard-linked file is met
+ * under the same name first wherever it is walked.  Each directory is read
+ * once, however often a damaged image links it.  A directory that cannot be
+ * read is given to @fn again with @err set, and the walk goes on.
+ *
+ * Return: 0, E2VERITY_ET_NO_MEMORY, or an error of libext2fs' bitmaps.
+ */
+errcode_t e2verity_walk(ext2_filsys fs, ext2_ino_t dir, const char *path, e2verity_walk_fn fn,
+			void *ctx);
+
 /**
  * e2verity_inode_paths() - absolute paths of inodes, by one walk of the directories
  * @fs: open filesystem
@@ -196,7 +238,8 @@ errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t 
  * @count: how many
  * @paths: out, @count malloc()ed strings; NULL where no name was found (free each)
  *
- * A file with several links gets the first name found, breadth first.  The
+ * A file with several links gets the first name e2verity_walk() meets (the
+ * name `seal -a` and `measure --all` give it too).  The
  * paths are the names' bytes, unescaped.  A directory entry whose name
  * cannot be part of a path (a '/' or a NUL in it, "." or ".." out of place)
  * is never joined into one: the file keeps another name, or none.
