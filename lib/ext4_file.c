@@ -13,6 +13,7 @@
 #include "ext4_file.h"
 #include "image_source.h"
 #include "layout.h"
+#include "txn_io.h"
 
 static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
 {
@@ -203,6 +204,9 @@ const void *e2v_ext4_file_map_bytes(struct e2v_ext4_file *f, size_t count, uint6
 	if (!e || e->lblk > lblk || e->uninit || lblk + count / bs > e->lblk + e->len)
 		return NULL;
 	if (!e2v_map_ready(f))
+		return NULL;
+	/* data the transaction has yet to write (a zeroed tail) is read from the disk here */
+	if (e2v_txn_io_settle_range(f->fs, e->pblk + (lblk - e->lblk), count / bs))
 		return NULL;
 	pos = f->map_base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs;
 	for (size_t i = 0; i < f->nwindows; i++) {

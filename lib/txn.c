@@ -443,6 +443,12 @@ static errcode_t e2v_commit_unjournaled(struct e2verity_txn *t, int super_only)
 
 	if (t->aborted)
 		return E2VERITY_ET_TXN_ABORTED;
+	/* the data gathered in one run: in phase "data", before anything points to it */
+	err = e2v_txn_io_settle(fs);
+	if (err) {
+		t->write_failed = 1;
+		return err;
+	}
 	if (super_only)
 		fs->flags |= only;
 	ext2fs_mark_super_dirty(fs);
@@ -472,6 +478,10 @@ static errcode_t e2v_commit_journaled(struct e2verity_txn *t)
 	errcode_t err;
 
 	e2v_release_freed(t);
+	/* ordered: the data gathered in one run is written, then flushed below */
+	err = e2v_txn_io_settle(fs);
+	if (err)
+		return err;
 	if (!e2v_txn_io_held(fs->io, NULL) &&
 	    !(fs->flags & (EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY | EXT2_FLAG_IB_DIRTY)))
 		return 0;
