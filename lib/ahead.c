@@ -60,6 +60,11 @@ struct e2verity_batch {
 	struct e2v_scratch keep; /* the caller's thread's, when it hashes a job itself */
 	unsigned int nthreads;
 	pthread_t threads[E2V_AHEAD_MAX_THREADS];
+	/* [used_from, used_to): blocks the last allocations found all in use */
+	blk64_t used_from, used_to;
+	/* e2v_ahead_buffer()'s: a small file's metadata, assembled without a malloc() each */
+	uint8_t *buf;
+	size_t buf_len;
 };
 
 /* Reads through the job's extent map with pread(): holes and unwritten extents are zeros. */
@@ -223,6 +228,7 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	j->ima_value = NULL;
 	j->ima_len = 0;
 	j->held = 0;
+	j->plan_opts = NULL;
 }
 
 /* Queues files until the window is full; on the caller's thread (libext2fs). */
@@ -328,6 +334,40 @@ struct e2v_ahead_job *e2v_ahead_take(struct e2verity_batch *a, ext2_ino_t ino)
 	return j;
 }
 
+uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len)
+{
+	uint8_t *b;
+
+	if (!a)
+		return NULL;
+	if (len > a->buf_len) {
+		b = realloc(a->buf, len);
+		if (!b)
+			return NULL;
+		a->buf = b;
+		a->buf_len = len;
+	}
+	memset(a->buf, 0, len);
+	return a->buf;
+}
+
+blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal)
+{
+	if (a && a->used_to && goal >= a->used_from && goal < a->used_to)
+		return a->used_to;
+	return goal;
+}
+
+void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end)
+{
+	if (!a)
+		return;
+	/* what was found in use from @goal to @search is still in use: the span grows */
+	if (search == goal || !a->used_to || goal < a->used_from || goal >= a->used_to)
+		a->used_from = goal;
+	a->used_to = end;
+}
+
 errcode_t e2v_ahead_replay(const struct e2v_ahead_job *j, e2verity_tree_fn tree, void *tree_ctx,
 			   struct e2verity_result *res)
 {
@@ -424,6 +464,7 @@ void e2v_ahead_free(struct e2verity_batch *a)
 		free(a->ring[i].offsets);
 	}
 	e2v_scratch_free(&a->keep);
+	free(a->buf);
 	close(a->fd);
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->work);

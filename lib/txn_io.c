@@ -36,7 +36,6 @@ struct e2v_txn_io {
 /* the largest run of data blocks kept before it is written */
 #define E2V_RUN_BYTES (1u << 20)
 
-
 static struct struct_io_manager e2v_txn_io_manager;
 
 static struct e2v_txn_io *e2v_tio(io_channel c)
