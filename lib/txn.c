@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "ext4_file.h"
 #include "jbd2.h"
 #include "txn.h"
 #include "txn_io.h"
@@ -256,6 +257,13 @@ errcode_t e2verity_txn_begin(ext2_filsys fs, struct e2verity_txn **ret)
 		err = e2v_txn_io_wrap(fs);
 	if (err)
 		goto fail_journal;
+	if (e2v_txn_io_is(fs)) {
+		uint64_t base;
+		int fd = e2v_fs_image_fd(fs, &base);
+
+		if (fd >= 0)
+			e2v_txn_io_set_image_fd(fs->io, fd, base);
+	}
 	ext2fs_set_block_alloc_stats_callback(fs, e2v_stats_cb, &t->old_stats);
 	ext2fs_set_block_alloc_stats_range_callback(fs, e2v_stats_range_cb, &t->old_stats_range);
 	e2v_current = t;

@@ -4,8 +4,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "txn_io.h"
 
@@ -31,6 +33,12 @@ struct e2v_txn_io {
 	uint8_t *run;
 	blk64_t run_start;
 	unsigned int run_n, run_cap;
+	/*
+	 * The image file, to start the writeback of each run at once: the
+	 * commit's fsync() then waits for less (-1: none)
+	 */
+	int wb_fd;
+	uint64_t wb_base;
 };
 
 /* the largest run of data blocks kept before it is written */
@@ -59,6 +67,12 @@ static errcode_t e2v_run_write(struct e2v_txn_io *t)
 	err = io_channel_write_blk64(t->inner, t->run_start, n, t->run);
 	if (!err && n > 4)
 		err = e2v_io_drop_cache(t->inner);
+	if (!err && n > 4) {
+		/* a hint only: durability is the commit's fsync() */
+		if (t->wb_fd >= 0)
+			(void)sync_file_range(t->wb_fd, t->wb_base + t->run_start * (uint64_t)t->bs,
+					      (uint64_t)n * t->bs, SYNC_FILE_RANGE_WRITE);
+	}
 	return err;
 }
 
@@ -452,6 +466,8 @@ static errcode_t e2v_tio_close(io_channel c)
 	e2v_txn_io_drop_all(c);
 	free(t->tab);
 	free(t->run);
+	if (t->wb_fd >= 0)
+		close(t->wb_fd);
 	if (t->inner) {
 		err2 = io_channel_close(t->inner);
 		if (!err)
@@ -509,6 +525,7 @@ errcode_t e2v_txn_io_wrap(ext2_filsys fs)
 	c->private_data = t;
 	t->inner = fs->io;
 	t->bs = fs->blocksize;
+	t->wb_fd = -1;
 	fs->io = fs->image_io = c;
 	return 0;
 nomem:
@@ -543,6 +560,16 @@ size_t e2v_txn_io_held(io_channel c, struct e2v_held **v)
 				(*v)[n++] = t->tab[i];
 	}
 	return t->n;
+}
+
+void e2v_txn_io_set_image_fd(io_channel c, int fd, uint64_t base)
+{
+	struct e2v_txn_io *t = e2v_tio(c);
+
+	if (t->wb_fd >= 0)
+		close(t->wb_fd);
+	t->wb_fd = fd;
+	t->wb_base = base;
 }
 
 void e2v_txn_io_set_dropping(io_channel c, int on)

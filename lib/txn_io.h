@@ -24,6 +24,12 @@ void e2v_txn_io_drop_all(io_channel c);
  */
 errcode_t e2v_io_drop_cache(io_channel io);
 void e2v_txn_io_set_dropping(io_channel c, int on);
+/*
+ * The image file behind the channel (@fd, owned by it from now on; the
+ * filesystem at byte @base): each run of data written is handed to the
+ * kernel's writeback at once, so that the commit's fsync() waits for less.
+ */
+void e2v_txn_io_set_image_fd(io_channel c, int fd, uint64_t base);
 
 /*
  * The writes that follow are file data (@on = 1), which go
