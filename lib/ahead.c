@@ -27,11 +27,10 @@
 #define E2V_AHEAD_MAX_THREADS 64
 /*
  * The caller's thread is usually the slower one: it refills the queue when
- * half of it is taken, and wakes the idle threads once per few jobs, not for
- * each (every wake-up is a system call and a context switch).
+ * half of it is taken, and wakes the idle threads once per refill, not for
+ * each job (every wake-up is a system call and a context switch).
  */
 #define E2V_AHEAD_REFILL (E2V_AHEAD_MAX_JOBS / 2)
-#define E2V_AHEAD_WAKE_EVERY 8
 
 enum { E2V_JOB_QUEUED, E2V_JOB_RUNNING, E2V_JOB_DONE };
 
@@ -235,10 +234,19 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 {
 	unsigned int fresh = 0;
+	size_t added = 0;
 
-	while (a->next < a->count && a->queued < E2V_AHEAD_MAX_JOBS &&
+	/*
+	 * The jobs are made first and handed over together: one lock and one
+	 * wake-up for the lot, not one each (a hashing thread woken for one job
+	 * takes the lock back and forth with this thread, and on a busy machine
+	 * each wake-up could take this thread's core).  Only this thread moves
+	 * past a->queued, so the slots after it are its own until then.
+	 */
+	while (a->next < a->count && a->queued + added < E2V_AHEAD_MAX_JOBS &&
 	       a->bytes < E2V_AHEAD_MAX_BYTES) {
-		struct e2v_ahead_job *j = &a->ring[(a->head + a->queued) % E2V_AHEAD_MAX_JOBS];
+		struct e2v_ahead_job *j =
+			&a->ring[(a->head + a->queued + added) % E2V_AHEAD_MAX_JOBS];
 		uint8_t *tree = j->tree;
 		uint64_t *offsets = j->offsets;
 		size_t cap = j->cap;
@@ -268,19 +276,17 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 		} else {
 			j->state = E2V_JOB_QUEUED;
 			a->bytes += j->size;
+			fresh++;
 		}
-		pthread_mutex_lock(&a->lock);
-		a->queued++;
-		if (!j->skip && ++fresh % E2V_AHEAD_WAKE_EVERY == 0 && a->idle)
-			pthread_cond_broadcast(&a->work);
-		pthread_mutex_unlock(&a->lock);
+		added++;
 	}
-	if (fresh % E2V_AHEAD_WAKE_EVERY) {
-		pthread_mutex_lock(&a->lock);
-		if (a->idle)
-			pthread_cond_broadcast(&a->work);
-		pthread_mutex_unlock(&a->lock);
-	}
+	if (!added)
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	a->queued += added;
+	if (fresh && a->idle)
+		pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->lock);
 	return 0;
 }
 
@@ -332,6 +338,17 @@ struct e2v_ahead_job *e2v_ahead_take(struct e2verity_batch *a, ext2_ino_t ino)
 		j = NULL;
 	}
 	return j;
+}
+
+const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_ino_t ino)
+{
+	const struct e2v_ahead_job *j;
+
+	/* the ring's head and what prepare wrote move on this thread only */
+	if (!a || !a->queued)
+		return NULL;
+	j = &a->ring[a->head];
+	return j->ino == ino ? j : NULL;
 }
 
 uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len)

@@ -108,6 +108,9 @@ blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal);
 /* A search from @goal that started at @search found the blocks up to @end in use, or now used. */
 void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end);
 
+/* The job queued next if it is @ino's, else NULL; on the caller's thread, what prepare set only */
+const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_ino_t ino);
+
 /* @len zeroed bytes the batch keeps for the caller's thread until the next call; NULL if none */
 uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len);
 
