@@ -263,7 +263,8 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 	for (size_t i = 0; i < count && !e2v_cancelled(o.cancel); i++) {
 		struct e2v_seal_pending *p;
 
-		if (run.npending && e2v_files_data_size(fs, inos[i], plans, i, &o) >= E2V_TXN_BIG_FILE) {
+		if (run.npending &&
+		    e2v_files_data_size(fs, inos[i], plans, i, &o) >= E2V_TXN_BIG_FILE) {
 			err = e2v_seal_commit(&run);
 			if (err)
 				break;
