@@ -59,8 +59,9 @@ struct e2verity_batch {
 	struct e2v_scratch keep; /* the caller's thread's, when it hashes a job itself */
 	unsigned int nthreads;
 	pthread_t threads[E2V_AHEAD_MAX_THREADS];
-	/* [used_from, used_to): blocks the last allocations found all in use */
+	/* [used_from, used_to): blocks the last allocations found all in use, in used_epoch */
 	blk64_t used_from, used_to;
+	unsigned long used_epoch;
 	/* e2v_ahead_buffer()'s: a small file's metadata, assembled without a malloc() each */
 	uint8_t *buf;
 	size_t buf_len;
@@ -368,21 +369,23 @@ uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len)
 	return a->buf;
 }
 
-blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal)
+blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal, unsigned long epoch)
 {
-	if (a && a->used_to && goal >= a->used_from && goal < a->used_to)
+	if (a && epoch && a->used_epoch == epoch && goal >= a->used_from && goal < a->used_to)
 		return a->used_to;
 	return goal;
 }
 
-void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end)
+void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end,
+			  unsigned long epoch)
 {
 	if (!a)
 		return;
 	/* what was found in use from @goal to @search is still in use: the span grows */
-	if (search == goal || !a->used_to || goal < a->used_from || goal >= a->used_to)
+	if (search == goal || a->used_epoch != epoch || goal < a->used_from || goal >= a->used_to)
 		a->used_from = goal;
 	a->used_to = end;
+	a->used_epoch = epoch;
 }
 
 errcode_t e2v_ahead_replay(const struct e2v_ahead_job *j, e2verity_tree_fn tree, void *tree_ctx,

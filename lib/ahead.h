@@ -100,13 +100,13 @@ int e2v_ahead_judged(const struct e2v_ahead_job *j, const struct e2verity_verifi
 
 /*
  * Where a search for free blocks from @goal may start instead: past a span
- * the batch's allocations found all in use (the transaction keeps freed
- * blocks marked in use, so such a span stays full until it commits, and a
- * block freed by the commit is only passed over, never handed out twice).
+ * the batch's last allocations found all in use within free epoch @epoch
+ * (e2v_txn_free_epoch(), 0: none), in which such a span stays in use.
  */
-blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal);
+blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal, unsigned long epoch);
 /* A search from @goal that started at @search found the blocks up to @end in use, or now used. */
-void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end);
+void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end,
+			  unsigned long epoch);
 
 /* The job queued next if it is @ino's, else NULL; on the caller's thread, what prepare set only */
 const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_ino_t ino);

@@ -409,12 +409,14 @@ static errcode_t e2v_seal_fast(struct e2v_sealing *s, struct e2verity_seal_resul
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
 	uint8_t *ib = (uint8_t *)in->i_block, *buf, *ent;
+	const uint8_t *last;
 	const uint8_t *sig = opts->sig;
 	size_t sig_size = opts->sig ? opts->sig_size : 0;
 	struct e2verity_ext4_layout l;
 	struct e2verity_descriptor d;
-	unsigned int entries, max, isize;
-	blk64_t first, count, goal, search, pblk = 0, plen = 0, iblocks;
+	unsigned int entries, max, isize, last_len;
+	blk64_t first, count, goal, search, last_pblk, pblk = 0, plen = 0, iblocks;
+	unsigned long epoch;
 	errcode_t err;
 
 	*done = 0;
@@ -451,18 +453,16 @@ static errcode_t e2v_seal_fast(struct e2v_sealing *s, struct e2verity_seal_resul
 		return 0;
 	entries = e2v_get_le16(ib + 2);
 	max = e2v_get_le16(ib + 4);
-	if (max != E2V_ROOT_EXTENTS || entries >= max || first > UINT32_MAX - count)
+	/* without an extent ext2fs_fallocate() aims elsewhere: the general path */
+	if (max != E2V_ROOT_EXTENTS || !entries || entries >= max || first > UINT32_MAX - count)
 		return 0;
-	if (entries) {
-		const uint8_t *last = ib + 12 * entries;
-		unsigned int len = e2v_get_le16(last + 4);
-
-		if (len > EXT_INIT_MAX_LEN)
-			len -= EXT_INIT_MAX_LEN;
-		/* past the data and not touching it: libext2fs would have merged the two */
-		if ((uint64_t)e2v_get_le32(last) + len >= first)
-			return 0;
-	}
+	last = ib + 12 * entries;
+	last_len = e2v_get_le16(last + 4);
+	if (last_len > EXT_INIT_MAX_LEN)
+		last_len -= EXT_INIT_MAX_LEN;
+	/* past the data and not touching it: libext2fs would have merged the two */
+	if ((uint64_t)e2v_get_le32(last) + last_len >= first)
+		return 0;
 	buf = e2v_ahead_buffer(opts->batch, count * bs);
 	if (!buf)
 		return 0;
@@ -481,16 +481,20 @@ static errcode_t e2v_seal_fast(struct e2v_sealing *s, struct e2verity_seal_resul
 	e2v_put_le32(buf + (l.end - l.merkle_pos) - 4, l.desc_size);
 
 	/*
-	 * One run of blocks, or the general path.  The goal is what libext2fs
-	 * aims at past the last extent: the first block of the inode's flex
-	 * group (given no inode, it looks at no extent).
+	 * One run of blocks where ext2fs_fallocate() would put the first piece
+	 * (the sealed image must not depend on the path): from the last
+	 * extent's block as far past it as @first is past its start; if that
+	 * piece is short, the general path.
 	 */
-	goal = ext2fs_find_inode_goal(fs, s->ino, NULL, first);
-	search = e2v_ahead_alloc_from(opts->batch, goal);
-	if (ext2fs_new_range(fs, EXT2_NEWRANGE_MIN_LENGTH, search, count, NULL, &pblk, &plen) ||
-	    plen != count)
+	last_pblk = ((blk64_t)e2v_get_le16(last + 6) << 32) | e2v_get_le32(last + 8);
+	goal = last_pblk + (first - e2v_get_le32(last));
+	if (goal >= ext2fs_blocks_count(fs->super))
 		return 0;
-	e2v_ahead_alloc_used(opts->batch, goal, search, pblk + count);
+	epoch = e2v_txn_free_epoch(fs);
+	search = e2v_ahead_alloc_from(opts->batch, goal, epoch);
+	if (ext2fs_new_range(fs, 0, search, count, NULL, &pblk, &plen) || plen != count)
+		return 0;
+	e2v_ahead_alloc_used(opts->batch, goal, search, pblk + count, epoch);
 	*done = 1;
 	ext2fs_block_alloc_stats_range(fs, pblk, count, +1);
 	e2v_io_data(fs, 1);

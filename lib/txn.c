@@ -114,8 +114,24 @@ static void e2v_stats_range_cb(ext2_filsys fs, blk64_t blk, blk_t num, int inuse
 		t->old_stats_range(fs, blk, num, inuse);
 }
 
+/*
+ * Counts the moments blocks in use may have become free: e2v_txn_free_epoch().
+ * Starts at 1, so that 0 can say "unknown".
+ */
+static unsigned long e2v_free_epoch = 1;
+
+unsigned long e2v_txn_free_epoch(ext2_filsys fs)
+{
+	/* outside a transaction a freed block is free at once */
+	if (!e2v_current || e2v_current->fs != fs || e2v_current->aborted)
+		return 0;
+	return e2v_free_epoch;
+}
+
 static void e2v_release_freed(struct e2verity_txn *t)
 {
+	if (t->nfreed)
+		e2v_free_epoch++;
 	for (size_t i = 0; i < t->nfreed; i++)
 		ext2fs_unmark_block_bitmap_range2(t->fs->block_map, t->freed[i].blk, t->freed[i].n);
 	/* a flush since they were freed may have written them as used */
@@ -267,6 +283,7 @@ errcode_t e2verity_txn_begin(ext2_filsys fs, struct e2verity_txn **ret)
 	ext2fs_set_block_alloc_stats_callback(fs, e2v_stats_cb, &t->old_stats);
 	ext2fs_set_block_alloc_stats_range_callback(fs, e2v_stats_range_cb, &t->old_stats_range);
 	e2v_current = t;
+	e2v_free_epoch++;
 	if (t->journaled) {
 		t->flush_reserve = e2v_flush_reserve(fs);
 	} else if (fs->super->s_state & EXT2_VALID_FS) {
@@ -604,5 +621,6 @@ errcode_t e2verity_txn_end(struct e2verity_txn *t)
 	free(t->itables);
 	free(t);
 	e2v_current = NULL;
+	e2v_free_epoch++;
 	return err;
 }
