@@ -26,180 +26,7 @@ struct e2verity_ext4_layout {
 	uint64_t end;	     /* size_pos + 4, a multiple of the fs block size */
 };
 
-/* ---- problems found by check ------------------------------------------------- */
-
-enum e2verity_severity {
-	E2VERITY_SEV_WARNING = 1, /* unusual, but the kernel accepts the file */
-	E2VERITY_SEV_ERROR = 2,	  /* the kernel would refuse the file or fail a read of it */
-};
-
-/*
- * Problem codes.  The numbers and the short ids are stable: scripts may rely
- * on them.  The high byte groups them: 01 the inode, 02 where the metadata
- * is, 03 the descriptor, 04 the Merkle tree, 05 the signature, 06 the
- * extent tree, 08 the IMA signature (security.ima), 09 what a manifest of the build says
- * (check --manifest).
- */
-enum e2verity_problem_code {
-	E2VERITY_PR_NO_VERITY_FEATURE = 0x0101,
-	E2VERITY_PR_NOT_REGULAR = 0x0102,
-	E2VERITY_PR_NOT_SEALED = 0x0103,
-	E2VERITY_PR_ENCRYPTED = 0x0104,
-	E2VERITY_PR_INLINE_DATA = 0x0105,
-	E2VERITY_PR_NO_EXTENTS_FLAG = 0x0106,
-	E2VERITY_PR_EXTENTS_UNREADABLE = 0x0107,
-	E2VERITY_PR_NO_EXTENT = 0x0108,
-	E2VERITY_PR_LAST_EXTENT_UNWRITTEN = 0x0109,
-	E2VERITY_PR_SIZE_TOO_LARGE = 0x010a,
-	E2VERITY_PR_ENCRYPT_NO_FEATURE = 0x010b,
-	E2VERITY_PR_CASEFOLD_NO_FEATURE = 0x010c,
-
-	E2VERITY_PR_SIZE_WORD_BAD = 0x0201,
-	E2VERITY_PR_NO_DESCRIPTOR = 0x0202,
-	E2VERITY_PR_BLOCKS_PAST_METADATA = 0x0203,
-	E2VERITY_PR_METADATA_TRUNCATED = 0x0204,
-	E2VERITY_PR_METADATA_LAYOUT = 0x0205,
-	E2VERITY_PR_TAIL_NOT_ZERO = 0x0206,
-	E2VERITY_PR_GAP_NOT_ZERO = 0x0207,
-	E2VERITY_PR_SIZE_WORD_UNUSUAL = 0x0208,
-	E2VERITY_PR_TREE_PAST_DESCRIPTOR = 0x0209,
-	E2VERITY_PR_TREE_HOLE = 0x020a,
-	E2VERITY_PR_METADATA_NOT_OWN = 0x020b,
-
-	E2VERITY_PR_DESC_BAD_VERSION = 0x0301,
-	E2VERITY_PR_DESC_BAD_HASH_ALG = 0x0302,
-	E2VERITY_PR_DESC_BAD_LOG_BLOCKSIZE = 0x0303,
-	E2VERITY_PR_DESC_BLOCK_TOO_LARGE = 0x0304,
-	E2VERITY_PR_DESC_BAD_SALT_SIZE = 0x0305,
-	E2VERITY_PR_DESC_BAD_SIG_SIZE = 0x0306,
-	E2VERITY_PR_DESC_RESERVED_SET = 0x0307,
-	E2VERITY_PR_DESC_BAD_DATA_SIZE = 0x0308,
-	E2VERITY_PR_DESC_TOO_MANY_LEVELS = 0x0309,
-	E2VERITY_PR_DESC_ROOT_PADDING = 0x030a,
-	E2VERITY_PR_DESC_SALT_PADDING = 0x030b,
-
-	E2VERITY_PR_DATA_MISMATCH = 0x0401,
-	E2VERITY_PR_TREE_MISMATCH = 0x0402,
-	E2VERITY_PR_ROOT_MISMATCH = 0x0403,
-	E2VERITY_PR_TREE_PARAMS_MISMATCH = 0x0404,
-
-	E2VERITY_PR_SIG_MALFORMED = 0x0501,
-	E2VERITY_PR_SIG_MISMATCH = 0x0502,
-	E2VERITY_PR_SIG_UNTRUSTED = 0x0503,
-	E2VERITY_PR_UNSIGNED = 0x0504,
-	E2VERITY_PR_SIG_NO_SIGNER = 0x0505,
-	E2VERITY_PR_SIG_CONTENT_TYPE = 0x0506,
-	E2VERITY_PR_SIG_VERSION = 0x0507,
-	E2VERITY_PR_SIG_SIGNER_VERSION = 0x0508,
-	E2VERITY_PR_SIG_DIGEST_ALG = 0x0509,
-	E2VERITY_PR_SIG_PKEY_ALG = 0x050a,
-	E2VERITY_PR_SIG_ATTRIBUTES = 0x050b,
-	E2VERITY_PR_SIG_BAD_CERT = 0x050c,
-	E2VERITY_PR_SIG_DIGEST_SET = 0x050d,
-	E2VERITY_PR_SIG_ALG_PARAMS = 0x050e,
-	E2VERITY_PR_SIG_TRAILING_DATA = 0x050f,
-	E2VERITY_PR_SIG_NOT_DER = 0x0510,
-
-	E2VERITY_PR_EXTENT_BAD_MAGIC = 0x0601,
-	E2VERITY_PR_EXTENT_BAD_DEPTH = 0x0602,
-	E2VERITY_PR_EXTENT_TOO_DEEP = 0x0603,
-	E2VERITY_PR_EXTENT_BAD_MAX = 0x0604,
-	E2VERITY_PR_EXTENT_BAD_ENTRIES = 0x0605,
-	E2VERITY_PR_EXTENT_EMPTY_INDEX = 0x0606,
-	E2VERITY_PR_EXTENT_INDEX_MISMATCH = 0x0607,
-	E2VERITY_PR_EXTENT_ZERO_LENGTH = 0x0608,
-	E2VERITY_PR_EXTENT_LBLK_OVERFLOW = 0x0609,
-	E2VERITY_PR_EXTENT_OUTSIDE_FS = 0x060a,
-	E2VERITY_PR_EXTENT_IN_SYSTEM_ZONE = 0x060b,
-	E2VERITY_PR_EXTENT_OUT_OF_ORDER = 0x060c,
-	E2VERITY_PR_EXTENT_DUPLICATE = 0x060d,
-	E2VERITY_PR_EXTENT_OVERLAP = 0x060e,
-	E2VERITY_PR_EXTENT_INDEX_ORDER = 0x060f,
-	E2VERITY_PR_EXTENT_BAD_CHECKSUM = 0x0610,
-	E2VERITY_PR_EXTENT_PAST_INDEX = 0x0611,
-
-	/* what the kernel named by e2verity_check_opts.min_kernel cannot read */
-	E2VERITY_PR_KERNEL_FS_BLOCK = 0x0701,
-	E2VERITY_PR_KERNEL_TREE_BLOCK = 0x0702,
-
-	/* 08: the IMA signature, security.ima (with e2verity_check_opts' IMA options) */
-	E2VERITY_PR_IMA_MISSING = 0x0801,
-	E2VERITY_PR_IMA_MALFORMED = 0x0802,
-	E2VERITY_PR_IMA_NOT_VERITY = 0x0803,
-	E2VERITY_PR_IMA_UNKNOWN_KEY = 0x0804,
-	E2VERITY_PR_IMA_MISMATCH = 0x0805,
-	E2VERITY_PR_IMA_UNREADABLE = 0x0806,
-
-	E2VERITY_PR_MANIFEST_MISSING = 0x0901,
-	E2VERITY_PR_MANIFEST_NOT_SEALED = 0x0902,
-	E2VERITY_PR_MANIFEST_DIGEST = 0x0903,
-	E2VERITY_PR_MANIFEST_HASH_ALG = 0x0904,
-	E2VERITY_PR_MANIFEST_BLOCK_SIZE = 0x0905,
-	E2VERITY_PR_MANIFEST_SALT = 0x0906,
-	E2VERITY_PR_MANIFEST_EXTRA = 0x0907,
-	E2VERITY_PR_MANIFEST_MALFORMED = 0x0908,
-	E2VERITY_PR_MANIFEST_DUPLICATE = 0x0909,
-};
-
-/* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */
-#define E2VERITY_FIELD_VALUE 0x001    /* value (%v, %h) */
-#define E2VERITY_FIELD_EXPECTED 0x002 /* expected (%x) */
-#define E2VERITY_FIELD_OFFSET 0x004   /* offset (%o) */
-#define E2VERITY_FIELD_BLOCK 0x008    /* block (%b) */
-#define E2VERITY_FIELD_COUNT 0x010    /* count (%n) */
-#define E2VERITY_FIELD_LEVEL 0x020    /* level (%l) */
-#define E2VERITY_FIELD_STORED 0x040   /* stored (%S) */
-#define E2VERITY_FIELD_COMPUTED 0x080 /* computed (%C) */
-#define E2VERITY_FIELD_ERR 0x100      /* err (%e) */
-#define E2VERITY_FIELD_EXPECTED_HASH 0x200 /* expected_hash (%E) */
-
-/*
- * One row of the problem table.  The message template is expanded by
- * e2verity_finding_format(): %v value, %x expected value, %h value in hex,
- * %o byte offset, %b block index, %l tree level, %n count, %S stored hash,
- * %C computed hash, %E expected hash, %e the error message of the finding's
- * error code, %% a %.
- * The library owns the rows: members are only ever added at the end.
- */
-struct e2verity_problem {
-	unsigned int code;
-	const char *id; /* e.g. "DESC_BAD_VERSION" */
-	enum e2verity_severity severity;
-	const char *message;
-	unsigned int fields; /* E2VERITY_FIELD_*: what the template prints, for structured output */
-};
-
-/**
- * e2verity_problem_lookup() - the table row of a problem code
- * @code: E2VERITY_PR_*
- *
- * Return: the row, or NULL for an unknown code.
- */
-const struct e2verity_problem *e2verity_problem_lookup(unsigned int code);
-
-/**
- * e2verity_problem_by_id() - the table row of a short id
- * @id: e.g. "DATA_MISMATCH"
- *
- * Return: the row, or NULL for an unknown id.
- */
-const struct e2verity_problem *e2verity_problem_by_id(const char *id);
-
-/**
- * e2verity_problem_table() - the whole problem table, in code order
- * @count: number of rows
- *
- * Return: the first row.
- */
-const struct e2verity_problem *e2verity_problem_table(size_t *count);
-
-/**
- * e2verity_severity_name() - "warning" or "error"
- * @sev: severity
- *
- * Return: a static string.
- */
-const char *e2verity_severity_name(enum e2verity_severity sev);
+/* ---- findings of check (the problem table is in e2verity_core.h) ------------ */
 
 /* One problem found in one inode: the table row and the values of its template */
 struct e2verity_finding {
@@ -362,6 +189,48 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
  */
 errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t *count);
 
+/* One entry of a directory, as e2verity_walk() meets it */
+struct e2verity_walk_entry {
+	const char *path;     /* absolute ("/etc/passwd"); NULL for a name no path can hold ('/' or NUL in it) */
+	const char *dir_path; /* the directory's path; NULL when @err is the directory's own */
+	const char *name;     /* the entry's bytes, NUL-terminated (see @name_len for a NUL among them) */
+	int name_len;
+	ext2_ino_t ino;
+	unsigned int type; /* EXT2_FT_*: the entry's, or the inode's when the directory records none */
+	/*
+	 * Non-zero: a directory (type EXT2_FT_DIR) that could not be read, its
+	 * entries unseen; or, in a directory without file types, the entry's
+	 * inode that could not be read (type EXT2_FT_UNKNOWN).
+	 */
+	errcode_t err;
+};
+
+#define E2VERITY_WALK_NEXT 0 /* go on, into the entry when it is a directory */
+#define E2VERITY_WALK_SKIP 1 /* go on, but not into this directory */
+#define E2VERITY_WALK_STOP 2 /* end the walk (e2verity_walk() returns 0) */
+
+typedef int (*e2verity_walk_fn)(void *ctx, const struct e2verity_walk_entry *e);
+
+/**
+ * e2verity_walk() - every entry under a directory, depth first, each directory in name order
+ * @fs: open filesystem
+ * @dir: the directory to start from (EXT2_ROOT_INO for all)
+ * @path: its absolute path ("/"), the prefix of every path given to @fn
+ * @fn: called for each entry but "." and "..", in byte order of the names; a
+ *      directory's entries follow it at once unless @fn returned
+ *      E2VERITY_WALK_SKIP for it
+ * @ctx: passed to @fn
+ *
+ * The one walk of the library and the command: a hard-linked file is met
+ * under the same name first wherever it is walked.  Each directory is read
+ * once, however often a damaged image links it.  A directory that cannot be
+ * read is given to @fn again with @err set, and the walk goes on.
+ *
+ * Return: 0, E2VERITY_ET_NO_MEMORY, or an error of libext2fs' bitmaps.
+ */
+errcode_t e2verity_walk(ext2_filsys fs, ext2_ino_t dir, const char *path, e2verity_walk_fn fn,
+			void *ctx);
+
 /**
  * e2verity_inode_paths() - absolute paths of inodes, by one walk of the directories
  * @fs: open filesystem
@@ -369,7 +238,8 @@ errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t 
  * @count: how many
  * @paths: out, @count malloc()ed strings; NULL where no name was found (free each)
  *
- * A file with several links gets the first name found, breadth first.  The
+ * A file with several links gets the first name e2verity_walk() meets (the
+ * name `seal -a` and `measure --all` give it too).  The
  * paths are the names' bytes, unescaped.  A directory entry whose name
  * cannot be part of a path (a '/' or a NUL in it, "." or ".." out of place)
  * is never joined into one: the file keeps another name, or none.

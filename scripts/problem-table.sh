@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # problem-table.sh - the man page's list of the problems check reports, from the table in
-# lib/problem.c and the codes of the library's header: each ID with its code and severity, and its
+# lib/core/problem.c and the codes of the library's header: each ID with its code and severity, and its
 # message, the values it prints in italics under their names in check --json
 #
 # Usage: problem-table.sh            print the list (roff)
@@ -11,13 +11,13 @@ set -eu
 export LC_ALL=C
 cd "$(dirname "$0")/.."
 man=doc/e2verity.8
-begin='.\" problem-table begin: scripts/problem-table.sh --update writes this list from lib/problem.c'
+begin='.\" problem-table begin: scripts/problem-table.sh --update writes this list from lib/core/problem.c'
 end='.\" problem-table end'
 
 problem_c=$(find lib -name problem.c | head -n 1)
 header=$(grep -rl 'E2VERITY_PR_[A-Z0-9_]* = 0x' lib include 2>/dev/null | grep '\.h$' | head -n 1)
 [ -n "$problem_c" ] && [ -n "$header" ] || {
-	echo "problem-table.sh: no lib/problem.c, or no header with the E2VERITY_PR_ codes" >&2
+	echo "problem-table.sh: no lib/core/problem.c, or no header with the E2VERITY_PR_ codes" >&2
 	exit 1
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# cases-cover.sh - every problem of the table in lib/problem.c is reported by at least one case of
+# cases-cover.sh - every problem of the table in lib/core/problem.c is reported by at least one case of
 # tests/check/cases (its expect shows "error ID: ", "warning ID: " or JSON's "id": "ID"), but those
 # listed below with the reason no case can make them; every case is whole and is an automake test
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -15,7 +15,7 @@ EOF
 
 problem_c=$(find "$top_srcdir/lib" -name problem.c | head -n 1)
 [ -f "$problem_c" ] || {
-	fail "no lib/problem.c"
+	fail "no lib/core/problem.c"
 	finish
 }
 ids=$(sed -n 's/.*{ *E2VERITY_PR_[A-Z0-9_]*, *"\([A-Z0-9_]*\)".*/\1/p' "$problem_c")
@@ -36,7 +36,7 @@ for id in $ids; do
 	fi
 done
 for id in $allowed; do
-	echo "$ids" | grep -qx "$id" || fail "$id is allowed no case, but lib/problem.c has no such id"
+	echo "$ids" | grep -qx "$id" || fail "$id is allowed no case, but lib/core/problem.c has no such id"
 done
 
 # every case has its recipe and its expect, and tests/check/cases.am lists them all

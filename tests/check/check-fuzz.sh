@@ -18,7 +18,7 @@ printf 'int main(void) { return 0; }\n' >probe.c
 cc -fsanitize=address,undefined probe.c -o probe 2>/dev/null ||
 	skip "the compiler cannot link with -fsanitize=address,undefined (libasan, libubsan)"
 srcs=
-for f in "$top_srcdir"/lib/*.c "$top_srcdir"/src/*.c; do
+for f in $(find "$top_srcdir/lib" "$top_srcdir/src" -name "*.c" | sort); do
 	case $f in */lib/e2verity_err.c) continue ;; esac
 	srcs="$srcs $f"
 done

@@ -59,11 +59,11 @@ range=$("$E2VERITY" seal -j 0 img 2>&1 | sed -n "s/.*invalid thread count '0' (\
 check "-j: the man page gives the range the commands check ($range)" \
 	test "$(grep -c "^threads, $range (" "$T_TMP/text")" -eq 2
 
-# PROBLEMS: the list scripts/problem-table.sh makes from lib/problem.c, every id of the table
+# PROBLEMS: the list scripts/problem-table.sh makes from lib/core/problem.c, every id of the table
 sh "$top_srcdir/scripts/problem-table.sh" >"$T_TMP/problems" || fail "scripts/problem-table.sh fails"
 sed -n '/^\.\\" problem-table begin/,/^\.\\" problem-table end/p' "$man" | sed '1d;$d' >"$T_TMP/listed"
 if [ -s "$T_TMP/problems" ] && cmp -s "$T_TMP/problems" "$T_TMP/listed"; then
-	pass "PROBLEMS lists the table of lib/problem.c"
+	pass "PROBLEMS lists the table of lib/core/problem.c"
 else
 	fail "PROBLEMS in doc/e2verity.8 is not what scripts/problem-table.sh prints (run it with --update):"
 	diff "$T_TMP/listed" "$T_TMP/problems" >&2

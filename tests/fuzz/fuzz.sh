@@ -20,7 +20,7 @@ inc="-I$top_builddir -I$top_builddir/lib -I$top_srcdir/lib"
 deps=$(pkg-config --cflags --libs ext2fs com_err libcrypto)
 objs=
 srcs=
-for f in "$top_srcdir"/lib/*.c; do
+for f in $(find "$top_srcdir/lib" -name "*.c" | sort); do
 	case $f in */lib/e2verity_err.c) ;; *) srcs="$srcs $f" ;; esac
 done
 for f in $srcs "$top_builddir/lib/e2verity_err.c"; do

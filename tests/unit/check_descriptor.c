@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_descriptor.c - unit tests of lib/descriptor.c: encoding, validation, digests */
+/* check_descriptor.c - unit tests of lib/core/descriptor.c: encoding, validation, digests */
 #include "unit.h"
 
 /*

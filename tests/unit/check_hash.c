@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_hash.c - unit tests of lib/hash.c: algorithms, plain and salted block hashes */
+/* check_hash.c - unit tests of lib/core/hash.c: algorithms, plain and salted block hashes */
 #include "unit.h"
-#include "hash.h"
+#include "core/hash.h"
 
 START_TEST(test_alg_lookup)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_merkle.c - unit tests of lib/merkle.c against fsverity-utils' digests and trees */
+/* check_merkle.c - unit tests of lib/core/merkle.c against fsverity-utils' digests and trees */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>

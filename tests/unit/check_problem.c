@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_problem.c - unit tests of lib/problem.c: the problem table and message templates */
+/* check_problem.c - unit tests of lib/core/problem.c: the problem table and message templates */
 #include <ctype.h>
 
 #include "unit.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_sha256_x2.c - unit tests of lib/sha256_x2.c: each lane against OpenSSL's SHA-256 */
+/* check_sha256_x2.c - unit tests of lib/core/sha256_x2.c: each lane against OpenSSL's SHA-256 */
 #include <openssl/evp.h>
 #include <stdio.h>
 
 #include "unit.h"
-#include "sha256_x2.h"
+#include "core/sha256_x2.h"
 
 /* OpenSSL's SHA-256 of the zero-padded salt block (if any) followed by @len bytes of @data */
 static void ref_sha256(const uint8_t *salt_block, const uint8_t *data, size_t len, uint8_t *out)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_sign.c - unit tests of lib/sign.c: key loading, signing, verification */
+/* check_sign.c - unit tests of lib/core/sign.c: key loading, signing, verification */
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>

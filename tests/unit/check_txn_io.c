@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "txn_io.h"
+#include "txn/txn_io.h"
 
 #define BS 4096
 

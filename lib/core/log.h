@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* log.h - internal: tell the caller which file or step failed, and OpenSSL's reasons */
+#ifndef E2VERITY_LOG_H
+#define E2VERITY_LOG_H
+
+#include "core.h"
+
+/* Hands @err, @object (a file name or a step) and @detail (or NULL) to the caller's callback. */
+void e2v_log(errcode_t err, const char *object, const char *detail);
+
+/*
+ * The same with OpenSSL's error queue as the detail: all of it if it held
+ * nothing of the caller's (@queue_was_empty), else its last entry.  The
+ * queue is left for the caller's ERR_pop_to_mark().
+ */
+void e2v_log_openssl(errcode_t err, const char *object, int queue_was_empty);
+
+#endif /* E2VERITY_LOG_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* merkle.h - internal: the tree builder with buffers kept from one file to the next */
+#ifndef E2VERITY_MERKLE_H
+#define E2VERITY_MERKLE_H
+
+#include "core.h"
+
+/* buffers that a thread hashing many files keeps from one file to the next */
+struct e2v_scratch {
+	uint8_t *chunk, *digests;
+	size_t size; /* bytes of chunk; 0 before the first use */
+};
+
+/* e2verity_compute_sparse() with the data buffers of @keep (NULL: its own) */
+errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_size,
+			   e2verity_read_fn read, e2verity_seek_data_fn seek, void *read_ctx,
+			   e2verity_tree_fn tree, void *tree_ctx, struct e2verity_result *res,
+			   struct e2v_scratch *keep);
+void e2v_scratch_free(struct e2v_scratch *keep);
+
+/*
+ * The @count bytes (whole blocks) of data at @offset in place, or NULL: then
+ * they are read.  Hashing from the page cache in place saves the copy a read
+ * makes.  The bytes must stay in place until the call after next: the
+ * builder hashes one chunk while it asks for the next, never more.
+ */
+typedef const void *(*e2v_map_fn)(void *ctx, size_t count, uint64_t offset);
+
+/* e2v_compute_keep() that takes the data in place through @map where it can */
+errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data_size,
+			     e2verity_read_fn read, e2verity_seek_data_fn seek, e2v_map_fn map,
+			     void *read_ctx, e2verity_tree_fn tree, void *tree_ctx,
+			     struct e2verity_result *res, struct e2v_scratch *keep);
+
+#endif /* E2VERITY_MERKLE_H */

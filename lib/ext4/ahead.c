@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ahead.c - hash the next files of a batch on other threads while one thread does libext2fs work */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ahead.h"
+#include "core/merkle.h"
+
+/*
+ * libext2fs is not thread-safe, so the caller's thread keeps all of it: it
+ * reads each inode and its extent map (the prepare callback) a few files
+ * ahead of where it works.  The hashing threads only pread() the data blocks
+ * from their own descriptor of the image and keep the Merkle tree in memory;
+ * the caller's thread then writes (seal) or compares (check) it.  Only small
+ * files come this way: a large one is hashed by all threads on its own.
+ */
+#define E2V_AHEAD_MAX_FILE (8u << 20)
+/* jobs and data bytes queued at most: bounds the memory whatever the batch */
+#define E2V_AHEAD_MAX_JOBS 64
+#define E2V_AHEAD_MAX_BYTES (32u << 20)
+#define E2V_AHEAD_MAX_THREADS 64
+/*
+ * The caller's thread is usually the slower one: it refills the queue when
+ * half of it is taken, and wakes the idle threads once per refill, not for
+ * each job (every wake-up is a system call and a context switch).
+ */
+#define E2V_AHEAD_REFILL (E2V_AHEAD_MAX_JOBS / 2)
+
+enum { E2V_JOB_QUEUED, E2V_JOB_RUNNING, E2V_JOB_DONE };
+
+struct e2verity_batch {
+	ext2_filsys fs;
+	int fd;
+	uint64_t base; /* where the filesystem starts in the file behind @fd */
+	const ext2_ino_t *inos;
+	size_t count, next; /* inos[next] is the next to queue */
+	e2v_ahead_prepare_fn prepare;
+	void *ctx;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	int quit;
+	/* wake-ups cost a system call each: signal only who sleeps */
+	unsigned int idle;
+	int waiting;
+	/*
+	 * A ring of jobs in batch order.  The slots keep their tree buffers
+	 * from one file to the next: fresh memory for each would cost page
+	 * faults that took more time than the hashing.
+	 */
+	struct e2v_ahead_job ring[E2V_AHEAD_MAX_JOBS];
+	size_t head, queued;
+	uint64_t bytes;
+	struct e2v_scratch keep; /* the caller's thread's, when it hashes a job itself */
+	unsigned int nthreads;
+	pthread_t threads[E2V_AHEAD_MAX_THREADS];
+	/* [used_from, used_to): blocks the last allocations found all in use, in used_epoch */
+	blk64_t used_from, used_to;
+	unsigned long used_epoch;
+	/* e2v_ahead_buffer()'s: a small file's metadata, assembled without a malloc() each */
+	uint8_t *buf;
+	size_t buf_len;
+};
+
+/* Reads through the job's extent map with pread(): holes and unwritten extents are zeros. */
+static errcode_t e2v_job_read(void *ctx, void *buf, size_t count, uint64_t offset)
+{
+	struct e2v_ahead_job *j = ctx;
+	const unsigned int bs = j->fs_block_size;
+	uint8_t *out = buf;
+	size_t e = 0;
+
+	while (count) {
+		blk64_t lblk = offset / bs;
+		uint64_t run;
+
+		while (e < j->nr_extents && j->extents[e].lblk + j->extents[e].len <= lblk)
+			e++;
+		if (e == j->nr_extents || j->extents[e].lblk > lblk || j->extents[e].uninit) {
+			blk64_t end = e == j->nr_extents ? UINT64_MAX
+				      : j->extents[e].lblk > lblk
+					      ? j->extents[e].lblk
+					      : j->extents[e].lblk + j->extents[e].len;
+
+			run = end == UINT64_MAX ? count : (end - lblk) * bs - offset % bs;
+			if (run > count)
+				run = count;
+			memset(out, 0, run);
+		} else {
+			const struct e2v_extent *x = &j->extents[e];
+			uint64_t pos = (x->pblk + (lblk - x->lblk)) * bs + offset % bs;
+			errcode_t err;
+
+			run = (x->lblk + x->len - lblk) * bs - offset % bs;
+			if (run > count)
+				run = count;
+			err = e2v_pread_all(j->fd, out, run, j->base + pos);
+			if (err)
+				return err;
+		}
+		out += run;
+		offset += run;
+		count -= run;
+	}
+	return 0;
+}
+
+/* Keeps each tree block, in the order the builder emits them. */
+static errcode_t e2v_job_sink(void *ctx, const void *block, size_t size, uint64_t offset)
+{
+	struct e2v_ahead_job *j = ctx;
+
+	if (j->nblocks == j->cap) {
+		size_t cap = j->cap ? 2 * j->cap : 4;
+		uint8_t *t = realloc(j->tree, cap * size);
+		uint64_t *o = realloc(j->offsets, cap * sizeof(*o));
+
+		if (t)
+			j->tree = t;
+		if (o)
+			j->offsets = o;
+		if (!t || !o)
+			return E2VERITY_ET_NO_MEMORY;
+		j->cap = cap;
+	}
+	memcpy(j->tree + j->nblocks * size, block, size);
+	j->offsets[j->nblocks++] = offset;
+	return 0;
+}
+
+/*
+ * Whether the bytes after EOF in the file's last block are zeros on disk, as
+ * sealing wants them: read here rather than on the libext2fs thread.
+ */
+static int e2v_job_tail_zero(struct e2v_ahead_job *j)
+{
+	const unsigned int bs = j->fs_block_size, used = j->size % bs;
+	uint8_t *buf;
+	int zero;
+
+	if (!used)
+		return 1;
+	buf = malloc(bs - used);
+	/* holes and unwritten extents read as zeros */
+	zero = buf && !e2v_job_read(j, buf, bs - used, j->size) && e2v_all_zero(buf, bs - used);
+	free(buf);
+	return zero;
+}
+
+static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
+{
+	struct e2verity_params p = j->params;
+
+	p.threads = 1;
+	p.workers = NULL;
+	j->err = e2v_compute_keep(&p, j->size, e2v_job_read, NULL, j, e2v_job_sink, j, &j->res,
+				  keep);
+	j->tail_zero = !j->err && e2v_job_tail_zero(j);
+	/* an RSA signature costs as much as hashing hundreds of KiB: made here, in parallel */
+	if (!j->err && j->sign)
+		j->err = j->sign(j->sign_ctx, j->params.hash_alg, j->res.digest, &j->sig,
+				 &j->sig_size);
+	if (!j->err && j->ima_sign)
+		j->err = j->ima_sign(j->ima_ctx, j->params.hash_alg, j->res.digest, &j->ima_value,
+				     &j->ima_len);
+	/* and so does verifying one: check --cert would otherwise do it on the libext2fs thread */
+	if (!j->err && j->verify)
+		j->verified = !e2v_signature_check(j->verify_alg, j->verify_digest, j->sig,
+						   j->sig_size, j->verifier, &j->verify_rep);
+}
+
+static void *e2v_ahead_main(void *arg)
+{
+	struct e2verity_batch *a = arg;
+	struct e2v_scratch keep = { 0 };
+
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		struct e2v_ahead_job *j = NULL;
+
+		for (size_t i = 0; i < a->queued; i++) {
+			struct e2v_ahead_job *c = &a->ring[(a->head + i) % E2V_AHEAD_MAX_JOBS];
+
+			if (c->state == E2V_JOB_QUEUED) {
+				j = c;
+				break;
+			}
+		}
+		if (!j) {
+			if (a->quit)
+				break;
+			a->idle++;
+			pthread_cond_wait(&a->work, &a->lock);
+			a->idle--;
+			continue;
+		}
+		j->state = E2V_JOB_RUNNING;
+		pthread_mutex_unlock(&a->lock);
+		e2v_job_run(j, &keep);
+		pthread_mutex_lock(&a->lock);
+		j->state = E2V_JOB_DONE;
+		if (a->waiting)
+			pthread_cond_signal(&a->done);
+	}
+	pthread_mutex_unlock(&a->lock);
+	e2v_scratch_free(&keep);
+	return NULL;
+}
+
+void e2v_ahead_job_free(struct e2v_ahead_job *j)
+{
+	if (!j)
+		return;
+	free(j->extents);
+	j->extents = NULL;
+	j->nr_extents = 0;
+	free(j->sig);
+	j->sig = NULL;
+	j->sig_size = 0;
+	free(j->meta);
+	j->meta = NULL;
+	free(j->ima_value);
+	j->ima_value = NULL;
+	j->ima_len = 0;
+	j->held = 0;
+	j->plan_opts = NULL;
+}
+
+/* Queues files until the window is full; on the caller's thread (libext2fs). */
+static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
+{
+	unsigned int fresh = 0;
+	size_t added = 0;
+
+	/*
+	 * The jobs are made first and handed over together: one lock and one
+	 * wake-up for the lot, not one each (a hashing thread woken for one job
+	 * takes the lock back and forth with this thread, and on a busy machine
+	 * each wake-up could take this thread's core).  Only this thread moves
+	 * past a->queued, so the slots after it are its own until then.
+	 */
+	while (a->next < a->count && a->queued + added < E2V_AHEAD_MAX_JOBS &&
+	       a->bytes < E2V_AHEAD_MAX_BYTES) {
+		struct e2v_ahead_job *j =
+			&a->ring[(a->head + a->queued + added) % E2V_AHEAD_MAX_JOBS];
+		uint8_t *tree = j->tree;
+		uint64_t *offsets = j->offsets;
+		size_t cap = j->cap;
+		errcode_t err;
+
+		/* the caller still holds the job that was here */
+		if (j->held)
+			break;
+		memset(j, 0, sizeof(*j));
+		j->tree = tree;
+		j->offsets = offsets;
+		j->cap = cap;
+		j->ino = a->inos[a->next++];
+		j->fd = a->fd;
+		j->base = a->base;
+		j->fs_block_size = a->fs->blocksize;
+		j->state = E2V_JOB_DONE;
+		err = a->prepare(a->ctx, a->fs, j);
+		if (err || j->size > E2V_AHEAD_MAX_FILE || !j->nr_extents) {
+			/* not for us: the caller's thread will do it as if we were not there */
+			j->skip = 1;
+			free(j->extents);
+			j->extents = NULL;
+			j->nr_extents = 0;
+			free(j->meta);
+			j->meta = NULL;
+		} else {
+			j->state = E2V_JOB_QUEUED;
+			a->bytes += j->size;
+			fresh++;
+		}
+		added++;
+	}
+	if (!added)
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	a->queued += added;
+	if (fresh && a->idle)
+		pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->lock);
+	return 0;
+}
+
+struct e2v_ahead_job *e2v_ahead_take(struct e2verity_batch *a, ext2_ino_t ino)
+{
+	struct e2v_ahead_job *j = NULL;
+
+	if (!a)
+		return NULL;
+	if (a->queued < E2V_AHEAD_REFILL || !a->queued)
+		e2v_ahead_fill(a);
+	pthread_mutex_lock(&a->lock);
+	while (a->queued) {
+		struct e2v_ahead_job *c = &a->ring[a->head];
+
+		if (c->state == E2V_JOB_QUEUED && c->ino != ino) {
+			/* passed over by the caller before any thread started it */
+			c->state = E2V_JOB_DONE;
+			c->skip = 1;
+			a->bytes -= c->size;
+		} else if (c->state == E2V_JOB_QUEUED) {
+			/* no thread is free for it: better hash it here than wait */
+			c->state = E2V_JOB_RUNNING;
+			pthread_mutex_unlock(&a->lock);
+			e2v_job_run(c, &a->keep);
+			pthread_mutex_lock(&a->lock);
+			c->state = E2V_JOB_DONE;
+		}
+		while (c->state != E2V_JOB_DONE) {
+			a->waiting = 1;
+			pthread_cond_wait(&a->done, &a->lock);
+			a->waiting = 0;
+		}
+		a->head = (a->head + 1) % E2V_AHEAD_MAX_JOBS;
+		a->queued--;
+		if (!c->skip)
+			a->bytes -= c->size;
+		if (c->ino == ino) {
+			j = c;
+			j->held = 1;
+			break;
+		}
+		e2v_ahead_job_free(c);
+	}
+	pthread_mutex_unlock(&a->lock);
+	if (j && (j->skip || j->err)) {
+		/* the caller's own pass will meet and report whatever went wrong */
+		e2v_ahead_job_free(j);
+		j = NULL;
+	}
+	return j;
+}
+
+const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_ino_t ino)
+{
+	const struct e2v_ahead_job *j;
+
+	/* the ring's head and what prepare wrote move on this thread only */
+	if (!a || !a->queued)
+		return NULL;
+	j = &a->ring[a->head];
+	return j->ino == ino ? j : NULL;
+}
+
+uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len)
+{
+	uint8_t *b;
+
+	if (!a)
+		return NULL;
+	if (len > a->buf_len) {
+		b = realloc(a->buf, len);
+		if (!b)
+			return NULL;
+		a->buf = b;
+		a->buf_len = len;
+	}
+	memset(a->buf, 0, len);
+	return a->buf;
+}
+
+blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal, unsigned long epoch)
+{
+	if (a && epoch && a->used_epoch == epoch && goal >= a->used_from && goal < a->used_to)
+		return a->used_to;
+	return goal;
+}
+
+void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end,
+			  unsigned long epoch)
+{
+	if (!a)
+		return;
+	/* what was found in use from @goal to @search is still in use: the span grows */
+	if (search == goal || a->used_epoch != epoch || goal < a->used_from || goal >= a->used_to)
+		a->used_from = goal;
+	a->used_to = end;
+	a->used_epoch = epoch;
+}
+
+errcode_t e2v_ahead_replay(const struct e2v_ahead_job *j, e2verity_tree_fn tree, void *tree_ctx,
+			   struct e2verity_result *res)
+{
+	const unsigned int bs = j->params.block_size;
+	errcode_t err;
+
+	for (size_t i = 0; i < j->nblocks; i++) {
+		err = tree(tree_ctx, j->tree + i * bs, bs, j->offsets[i]);
+		if (err)
+			return err;
+	}
+	*res = j->res;
+	return 0;
+}
+
+int e2v_ahead_matches(const struct e2v_ahead_job *j, const struct e2verity_params *p, uint64_t size)
+{
+	return j && j->size == size && j->params.hash_alg == p->hash_alg &&
+	       j->params.block_size == p->block_size && j->params.salt_size == p->salt_size &&
+	       (!p->salt_size || memcmp(j->salt, p->salt, p->salt_size) == 0);
+}
+
+int e2v_ahead_judged(const struct e2v_ahead_job *j, const struct e2verity_verifier *ver,
+		     unsigned int alg, const uint8_t *digest, size_t digest_size, const uint8_t *sig,
+		     size_t sig_size)
+{
+	return j && j->verified && j->verifier == ver && j->verify_alg == alg &&
+	       digest_size <= sizeof(j->verify_digest) &&
+	       memcmp(j->verify_digest, digest, digest_size) == 0 && j->sig_size == sig_size &&
+	       memcmp(j->sig, sig, sig_size) == 0;
+}
+
+errcode_t e2v_ahead_new(ext2_filsys fs, const ext2_ino_t *inos, size_t count, unsigned int threads,
+			e2v_ahead_prepare_fn prepare, void *ctx, struct e2verity_batch **ret)
+{
+	struct e2verity_batch *a;
+
+	*ret = NULL;
+	/* one thread gains nothing; without a file to pread (e2v_fs_image_fd()), nothing to do */
+	if (threads < 2 || count < 2)
+		return 0;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return E2VERITY_ET_NO_MEMORY;
+	a->fd = e2v_fs_image_fd(fs, &a->base);
+	if (a->fd < 0) {
+		free(a);
+		return 0;
+	}
+	a->fs = fs;
+	a->inos = inos;
+	a->count = count;
+	a->prepare = prepare;
+	a->ctx = ctx;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->work, NULL);
+	pthread_cond_init(&a->done, NULL);
+	if (threads > E2V_AHEAD_MAX_THREADS)
+		threads = E2V_AHEAD_MAX_THREADS;
+	for (; a->nthreads < threads; a->nthreads++)
+		if (pthread_create(&a->threads[a->nthreads], NULL, e2v_ahead_main, a))
+			break;
+	if (!a->nthreads) {
+		e2v_ahead_free(a);
+		return 0;
+	}
+	*ret = a;
+	return 0;
+}
+
+void e2v_ahead_free(struct e2verity_batch *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->quit = 1;
+	/* queued jobs are not started: they would be thrown away */
+	for (size_t i = 0; i < a->queued; i++) {
+		struct e2v_ahead_job *j = &a->ring[(a->head + i) % E2V_AHEAD_MAX_JOBS];
+
+		if (j->state == E2V_JOB_QUEUED)
+			j->state = E2V_JOB_DONE;
+	}
+	pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->lock);
+	for (unsigned int i = 0; i < a->nthreads; i++)
+		pthread_join(a->threads[i], NULL);
+	for (size_t i = 0; i < E2V_AHEAD_MAX_JOBS; i++) {
+		free(a->ring[i].extents);
+		free(a->ring[i].meta);
+		free(a->ring[i].sig);
+		free(a->ring[i].ima_value);
+		free(a->ring[i].tree);
+		free(a->ring[i].offsets);
+	}
+	e2v_scratch_free(&a->keep);
+	free(a->buf);
+	close(a->fd);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->work);
+	pthread_cond_destroy(&a->done);
+	free(a);
+}

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ext4_file.c - internal: extent-mapped reads of an inode, in large runs, past EOF too */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ext4_file.h"
+#include "image_source.h"
+#include "layout.h"
+
+static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
+{
+	struct e2v_extent_tree t;
+	errcode_t err;
+
+	free(f->extents);
+	f->extents = NULL;
+	f->nr_extents = 0;
+	f->tree_node_blocks = 0;
+	f->last_leaf_empty = 0;
+	err = e2v_extent_tree_read(f->fs, f->ino, EXT2_INODE(&f->inode), 0, f->zone, &t);
+	f->fault = t.fault.problem ? t.fault : t.warn;
+	if (err)
+		return err;
+	f->extents = t.extents;
+	f->nr_extents = t.nr;
+	f->tree_node_blocks = t.node_blocks;
+	f->last_leaf_empty = t.last_leaf_empty;
+	return 0;
+}
+
+errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
+{
+	struct ext2_inode *inode = EXT2_INODE(&f->inode);
+	errcode_t err;
+
+	err = ext2fs_read_inode_full(f->fs, f->ino, inode, sizeof(f->inode));
+	if (err)
+		return err;
+	f->size = EXT2_I_SIZE(inode);
+	free(f->meta);
+	f->meta = NULL;
+	if (!LINUX_S_ISREG(inode->i_mode))
+		return E2VERITY_ET_NOT_REGULAR;
+	/* every offset derived from i_size must fit in 64 bits */
+	if (f->size > e2v_ext4_max_bytes(f->fs))
+		return E2VERITY_ET_SIZE_TOO_LARGE;
+	if (inode->i_flags & EXT4_INLINE_DATA_FL)
+		return E2VERITY_ET_INLINE_DATA;
+	if (!(inode->i_flags & EXT4_EXTENTS_FL))
+		return E2VERITY_ET_NO_EXTENTS;
+	return e2v_load_extents(f);
+}
+
+errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f)
+{
+	return e2v_ext4_file_open_in(fs, NULL, ino, f);
+}
+
+errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				struct e2v_ext4_file *f)
+{
+	errcode_t err;
+
+	memset(f, 0, sizeof(*f));
+	f->fs = fs;
+	f->ino = ino;
+	f->zone = zone;
+	f->bounce = malloc(fs->blocksize);
+	if (!f->bounce)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_ext4_file_reload(f);
+	if (err)
+		e2v_ext4_file_close(f);
+	return err;
+}
+
+static const struct e2v_extent *e2v_find_extent(const struct e2v_ext4_file *f, blk64_t lblk);
+
+/* a range of the image mapped read-only */
+struct e2v_window {
+	uint8_t *addr;
+	size_t len;
+	uint64_t start; /* byte offset of @addr in the image file */
+};
+
+/* below this, a read costs less than a mapping and its page faults */
+#define E2V_MAP_MIN (256u << 10)
+/*
+ * A window covers at most this much of an extent.  Two are kept, the
+ * current request's and the one before (still being hashed): the pages of
+ * the file stay the page cache's, not this process's resident memory.
+ */
+#define E2V_MAP_WINDOW (8u << 20)
+#define E2V_MAP_WINDOWS 2
+
+static void e2v_unmap_all(struct e2v_ext4_file *f)
+{
+	for (size_t i = 0; i < f->nwindows; i++)
+		munmap(f->windows[i].addr, f->windows[i].len);
+	free(f->windows);
+	f->windows = NULL;
+	f->nwindows = 0;
+	if (f->map_state == 1 && f->map_own)
+		close(f->map_fd);
+	f->map_state = 0;
+}
+
+errcode_t (*e2v_ext4_settle)(ext2_filsys fs, blk64_t blk, blk64_t n);
+
+int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base)
+{
+	struct ext2_super_block sb;
+	char *name, *opts;
+	int fd = -1;
+
+	*base = 0;
+	/* what the caller named; else what the unix io manager opened */
+	fd = e2v_image_source_dup(fs, base);
+	if (fd >= 0) {
+		name = NULL;
+		goto check;
+	}
+	if (!fs->device_name)
+		return -1;
+	name = strdup(fs->device_name);
+	if (!name)
+		return -1;
+	opts = strchr(name, '?');
+	if (opts) {
+		char *end;
+
+		*opts++ = 0;
+		if (strncmp(opts, "offset=", 7) != 0 || opts[7] < '0' || opts[7] > '9')
+			goto out;
+		errno = 0;
+		*base = strtoull(opts + 7, &end, 10);
+		if (errno || *end)
+			goto out;
+	}
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+check:
+	/* the same filesystem as libext2fs opened, or nothing */
+	if (pread(fd, &sb, sizeof(sb), *base + SUPERBLOCK_OFFSET) != (ssize_t)sizeof(sb) ||
+	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||
+	    memcmp(sb.s_uuid, fs->super->s_uuid, sizeof(sb.s_uuid)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+out:
+	free(name);
+	return fd;
+}
+
+/* the descriptor and size of the image file, opened at the first use; 0 if there is none */
+static int e2v_map_ready(struct e2v_ext4_file *f)
+{
+	struct stat st;
+
+	if (f->map_state)
+		return f->map_state > 0;
+	f->map_state = -1;
+	if (f->direct) {
+		f->map_fd = f->fd;
+		f->map_base = f->base;
+		f->map_own = 0;
+	} else {
+		f->map_fd = e2v_fs_image_fd(f->fs, &f->map_base);
+		f->map_own = 1;
+		if (f->map_fd < 0)
+			return 0;
+	}
+	/* a mapping past the end of the file faults: only what the file holds is mapped */
+	if (fstat(f->map_fd, &st) || !S_ISREG(st.st_mode)) {
+		if (f->map_own)
+			close(f->map_fd);
+		return 0;
+	}
+	f->map_size = st.st_size;
+	f->map_state = 1;
+	return 1;
+}
+
+const void *e2v_ext4_file_map_bytes(struct e2v_ext4_file *f, size_t count, uint64_t offset)
+{
+	const unsigned int bs = f->fs->blocksize;
+	const uint64_t page = sysconf(_SC_PAGESIZE);
+	const blk64_t lblk = offset / bs;
+	const struct e2v_extent *e;
+	struct e2v_window *w;
+	uint64_t pos, start, end, stop;
+	void *addr;
+
+	if (count < E2V_MAP_MIN || offset % bs || count % bs)
+		return NULL;
+	e = e2v_find_extent(f, lblk);
+	if (!e || e->lblk > lblk || e->uninit || lblk + count / bs > e->lblk + e->len)
+		return NULL;
+	if (!e2v_map_ready(f))
+		return NULL;
+	/* data the transaction has yet to write (a zeroed tail) is read from the disk here */
+	if (e2v_ext4_settle && e2v_ext4_settle(f->fs, e->pblk + (lblk - e->lblk), count / bs))
+		return NULL;
+	pos = f->map_base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs;
+	for (size_t i = 0; i < f->nwindows; i++) {
+		w = &f->windows[i];
+		if (pos >= w->start && pos + count <= w->start + w->len) {
+			f->map_last = i;
+			return w->addr + (pos - w->start);
+		}
+	}
+	/* a new window from here to the extent's end, at most E2V_MAP_WINDOW */
+	stop = f->map_base + (e->pblk + e->len) * (uint64_t)bs;
+	start = pos / page * page;
+	end = stop - start > E2V_MAP_WINDOW ? start + E2V_MAP_WINDOW : stop;
+	if (end < pos + count)
+		end = pos + count;
+	end = (end + page - 1) / page * page;
+	if (end > f->map_size) {
+		if (pos + count > f->map_size)
+			return NULL;
+		end = f->map_size;
+	}
+	if (!f->windows) {
+		f->windows = calloc(E2V_MAP_WINDOWS, sizeof(*w));
+		if (!f->windows)
+			return NULL;
+	}
+	addr = mmap(NULL, end - start, PROT_READ, MAP_SHARED, f->map_fd, start);
+	if (addr == MAP_FAILED)
+		return NULL;
+	/* the window of the request before this one may still be hashed: the other goes */
+	if (f->nwindows < E2V_MAP_WINDOWS) {
+		f->map_last = f->nwindows++;
+	} else {
+		f->map_last = !f->map_last;
+		munmap(f->windows[f->map_last].addr, f->windows[f->map_last].len);
+	}
+	w = &f->windows[f->map_last];
+	w->addr = addr;
+	w->len = end - start;
+	w->start = start;
+	return w->addr + (pos - start);
+}
+
+void e2v_ext4_file_close(struct e2v_ext4_file *f)
+{
+	e2v_unmap_all(f);
+	free(f->extents);
+	free(f->bounce);
+	free(f->meta);
+	f->extents = NULL;
+	f->bounce = NULL;
+	f->meta = NULL;
+	f->nr_extents = 0;
+	/* f->fault stays: it says why an open failed */
+}
+
+const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f)
+{
+	return f->nr_extents && !f->last_leaf_empty ? &f->extents[f->nr_extents - 1] : NULL;
+}
+
+/* The extent holding @lblk, or else the first one after it (or NULL). */
+static const struct e2v_extent *e2v_find_extent(const struct e2v_ext4_file *f, blk64_t lblk)
+{
+	size_t lo = 0, hi = f->nr_extents;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->extents[mid].lblk + f->extents[mid].len <= lblk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nr_extents ? &f->extents[lo] : NULL;
+}
+
+errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t *pblk,
+			    blk64_t *run)
+{
+	const struct e2v_extent *e = e2v_find_extent(f, lblk);
+
+	if (!e || e->lblk > lblk || e->uninit)
+		return E2VERITY_ET_CORRUPT;
+	*pblk = e->pblk + (lblk - e->lblk);
+	if (run)
+		*run = e->lblk + e->len - lblk;
+	return 0;
+}
+
+uint64_t e2v_ext4_next_data(const struct e2v_ext4_file *f, uint64_t offset)
+{
+	const unsigned int bs = f->fs->blocksize;
+	blk64_t lblk = offset / bs;
+
+	for (const struct e2v_extent *e = e2v_find_extent(f, lblk);
+	     e && e < f->extents + f->nr_extents; e++) {
+		if (e->uninit)
+			continue;
+		return e->lblk <= lblk ? offset : e->lblk * (uint64_t)bs;
+	}
+	return UINT64_MAX;
+}
+
+blk64_t e2v_ext4_unmapped(const struct e2v_ext4_file *f, blk64_t first, blk64_t end,
+			  blk64_t *first_hole)
+{
+	blk64_t missing = 0, pos = first;
+
+	*first_hole = end;
+	for (const struct e2v_extent *e = e2v_find_extent(f, first);
+	     pos < end && e && e < f->extents + f->nr_extents; e++) {
+		blk64_t start = e->lblk > pos ? e->lblk : pos;
+		blk64_t stop = e->lblk + e->len < end ? e->lblk + e->len : end;
+
+		if (start >= end)
+			break;
+		/* an unwritten extent reads as zeros: as good as a hole */
+		if (e->uninit)
+			continue;
+		if (start > pos) {
+			if (!missing)
+				*first_hole = pos;
+			missing += start - pos;
+		}
+		pos = stop;
+	}
+	if (pos < end) {
+		if (!missing)
+			*first_hole = pos;
+		missing += end - pos;
+	}
+	return missing;
+}
+
+errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos)
+{
+	uint8_t *p = buf;
+
+	while (count) {
+		ssize_t n = pread(fd, p, count, pos);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return E2VERITY_ET_SHORT_READ;
+		p += n;
+		pos += n;
+		count -= n;
+	}
+	return 0;
+}
+
+static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
+{
+	const unsigned int bs = f->fs->blocksize;
+	uint8_t *out = buf;
+	errcode_t err;
+
+	while (count) {
+		blk64_t lblk = offset / bs;
+		size_t in_block = offset % bs;
+		const struct e2v_extent *e = e2v_find_extent(f, lblk);
+		uint64_t run_blocks, run_bytes;
+
+		if (!e || e->lblk > lblk) {
+			/* a hole, up to the next extent */
+			run_bytes = e ? (e->lblk - lblk) * bs - in_block : count;
+			if (run_bytes > count)
+				run_bytes = count;
+			memset(out, 0, run_bytes);
+		} else if (e->uninit) {
+			run_bytes = (e->lblk + e->len - lblk) * bs - in_block;
+			if (run_bytes > count)
+				run_bytes = count;
+			memset(out, 0, run_bytes);
+		} else if (f->direct) {
+			run_bytes = (e->lblk + e->len - lblk) * bs - in_block;
+			if (run_bytes > count)
+				run_bytes = count;
+			err = e2v_pread_all(f->fd, out, run_bytes,
+					    f->base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs +
+						    in_block);
+			if (err)
+				return err;
+		} else if (in_block || count < bs) {
+			/* a partial block goes through the bounce buffer */
+			err = io_channel_read_blk64(f->fs->io, e->pblk + (lblk - e->lblk), 1,
+						    f->bounce);
+			if (err)
+				return err;
+			run_bytes = bs - in_block < count ? bs - in_block : count;
+			memcpy(out, f->bounce + in_block, run_bytes);
+		} else {
+			/* whole blocks, physically contiguous: one large read */
+			run_blocks = e->lblk + e->len - lblk;
+			if (run_blocks > count / bs)
+				run_blocks = count / bs;
+			err = io_channel_read_blk64(f->fs->io, e->pblk + (lblk - e->lblk),
+						    run_blocks, out);
+			if (err)
+				return err;
+			run_bytes = run_blocks * bs;
+		}
+		out += run_bytes;
+		offset += run_bytes;
+		count -= run_bytes;
+	}
+	return 0;
+}
+
+/* Metadata regions up to this size are read in one go when reading directly */
+#define E2V_META_WHOLE (256u << 10)
+
+/*
+ * The bytes [@offset, @offset + @count) in *@bytes when they lie in the
+ * metadata region of a file read directly, which is read whole at its first
+ * use: its size word, descriptor and tree come from one read instead of three.
+ * *@bytes NULL: read them as usual.
+ */
+static errcode_t e2v_meta_region(struct e2v_ext4_file *f, uint64_t offset, size_t count,
+				 const uint8_t **bytes)
+{
+	const struct e2v_extent *last = e2v_ext4_last_extent(f);
+	uint64_t start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN), end;
+	errcode_t err;
+
+	*bytes = NULL;
+	if (!f->direct || !last)
+		return 0;
+	end = (last->lblk + last->len) * (uint64_t)f->fs->blocksize;
+	if (end <= start || end - start > E2V_META_WHOLE || offset < start || offset > end ||
+	    count > end - offset)
+		return 0;
+	if (!f->meta) {
+		f->meta = malloc(end - start);
+		if (!f->meta)
+			return 0; /* read it piecemeal */
+		err = e2v_read_mapped(f, f->meta, end - start, start);
+		if (err) {
+			free(f->meta);
+			f->meta = NULL;
+			return err;
+		}
+	}
+	*bytes = f->meta + (offset - start);
+	return 0;
+}
+
+errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
+{
+	const uint8_t *bytes;
+	errcode_t err = e2v_meta_region(f, offset, count, &bytes);
+
+	if (err || !bytes)
+		return err ? err : e2v_read_mapped(f, buf, count, offset);
+	memcpy(buf, bytes, count);
+	return 0;
+}
+
+errcode_t e2v_verity_meta_read(struct e2v_ext4_file *f, struct e2v_verity_meta *m)
+{
+	const unsigned int bs = f->fs->blocksize;
+	const struct e2v_extent *last = e2v_ext4_last_extent(f);
+	uint8_t word[4];
+	uint64_t end;
+	errcode_t err;
+
+	memset(m, 0, sizeof(*m));
+	if (!last)
+		return E2VERITY_ET_NO_DESCRIPTOR;
+	/* the kernel counts an unwritten last extent too; its size word reads 0 */
+	end = (last->lblk + last->len) * (uint64_t)bs;
+	err = e2v_ext4_file_read(f, word, sizeof(word), end - 4);
+	if (err)
+		return err;
+	err = e2v_ext4_locate(f->size, end, e2v_get_le32(word), bs, &m->layout);
+	if (err)
+		return err;
+	m->raw = malloc(m->layout.desc_size);
+	if (!m->raw)
+		return E2VERITY_ET_NO_MEMORY;
+	err = e2v_ext4_file_read(f, m->raw, m->layout.desc_size, m->layout.desc_pos);
+	if (err)
+		return err;
+	err = e2verity_descriptor_decode(m->raw, m->layout.desc_size, &m->desc);
+	if (err)
+		return err;
+	m->sig = m->desc.sig_size ? m->raw + E2VERITY_DESCRIPTOR_SIZE : NULL;
+	return 0;
+}
+
+void e2v_verity_meta_free(struct e2v_verity_meta *m)
+{
+	free(m->raw);
+	m->raw = NULL;
+	m->sig = NULL;
+}
