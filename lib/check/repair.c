@@ -11,6 +11,7 @@
 #include "seal/seal_blocks.h"
 #include "seal/seal_quota.h"
 #include "txn/txn.h"
+#include "core/array.h"
 
 /* copies of the blocks to write, kept from the first pass; past this the data is hashed twice */
 #define E2V_REPAIR_KEEP_MAX (64u << 20)
@@ -122,15 +123,8 @@ static errcode_t e2v_repair_sink(void *ctx, const void *block, size_t size, uint
 		r->overflow = 1;
 		return 0;
 	}
-	if (r->npatches == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 16;
-
-		p = realloc(r->patches, cap * sizeof(*p));
-		if (!p)
-			return E2VERITY_ET_NO_MEMORY;
-		r->patches = p;
-		r->cap = cap;
-	}
+	if (e2v_array_room(&r->patches, &r->cap, r->npatches, sizeof(*r->patches)))
+		return E2VERITY_ET_NO_MEMORY;
 	p = &r->patches[r->npatches];
 	p->block = malloc(size);
 	if (!p->block)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "block_validity.h"
+#include "core/array.h"
 
 /* One run of the zone: blocks [start, end), @ino's to name (0: nobody's) */
 struct e2v_zone_range {
@@ -187,16 +188,9 @@ static void e2v_build_run(void *ctx, blk64_t start, blk64_t count, ext2_ino_t ow
 
 	if (!count || z->err)
 		return;
-	if (z->n == z->cap) {
-		size_t cap = z->cap ? 2 * z->cap : 64;
-		struct e2v_zone_range *r = realloc(z->r, cap * sizeof(*r));
-
-		if (!r) {
-			z->err = E2VERITY_ET_NO_MEMORY;
-			return;
-		}
-		z->r = r;
-		z->cap = cap;
+	if (e2v_array_room(&z->r, &z->cap, z->n, sizeof(*z->r))) {
+		z->err = E2VERITY_ET_NO_MEMORY;
+		return;
 	}
 	z->r[z->n++] = (struct e2v_zone_range){ start, e2v_end(start, count), owner };
 }

@@ -7,6 +7,7 @@
 
 #include "block_validity.h"
 #include "extent_tree.h"
+#include "core/array.h"
 
 /* struct ext4_extent_header, ext4_extent and ext4_extent_idx: 12 bytes each */
 #define E2V_EXT_MAGIC 0xf30a
@@ -96,15 +97,8 @@ static void e2v_past_index(struct e2v_walk *w, blk64_t node, uint32_t lblk, uint
 
 static errcode_t e2v_add_ref(struct e2v_walk *w, blk64_t pblk, blk64_t len, uint32_t lblk)
 {
-	if (w->nrefs == w->refcap) {
-		size_t cap = w->refcap ? 2 * w->refcap : 16;
-		struct e2v_blockref *n = realloc(w->refs, cap * sizeof(*n));
-
-		if (!n)
-			return E2VERITY_ET_NO_MEMORY;
-		w->refs = n;
-		w->refcap = cap;
-	}
+	if (e2v_array_room(&w->refs, &w->refcap, w->nrefs, sizeof(*w->refs)))
+		return E2VERITY_ET_NO_MEMORY;
 	w->refs[w->nrefs++] = (struct e2v_blockref){
 		.pblk = pblk, .len = len, .seq = w->seq, .lblk = lblk
 	};
@@ -116,15 +110,8 @@ static errcode_t e2v_add_extent(struct e2v_walk *w, uint32_t lblk, uint32_t len,
 {
 	struct e2v_extent_tree *t = w->t;
 
-	if (t->nr == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 16;
-		struct e2v_extent *n = realloc(t->extents, cap * sizeof(*n));
-
-		if (!n)
-			return E2VERITY_ET_NO_MEMORY;
-		t->extents = n;
-		w->cap = cap;
-	}
+	if (e2v_array_room(&t->extents, &w->cap, t->nr, sizeof(*t->extents)))
+		return E2VERITY_ET_NO_MEMORY;
 	t->extents[t->nr++] = (struct e2v_extent){
 		.lblk = lblk, .pblk = pblk, .len = len, .uninit = uninit
 	};

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "core/array.h"
 #include "verity_inodes.h"
 
 /* every verity inode, and its i_size in *@sizes when @sizes (for progress) */
@@ -14,7 +15,7 @@ errcode_t e2v_list_verity(ext2_filsys fs, ext2_ino_t **inos, uint64_t **sizes,
 	ext2_inode_scan scan = NULL;
 	ext2_ino_t ino, *v = NULL;
 	uint64_t *sz = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, capsz = 0;
 	errcode_t err;
 
 	*inos = NULL;
@@ -37,25 +38,10 @@ errcode_t e2v_list_verity(ext2_filsys fs, ext2_ino_t **inos, uint64_t **sizes,
 			break;
 		if (!inode.i_links_count || !(inode.i_flags & EXT4_VERITY_FL))
 			continue;
-		if (n == cap) {
-			ext2_ino_t *nv;
-
-			cap = cap ? 2 * cap : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				err = E2VERITY_ET_NO_MEMORY;
-				goto out;
-			}
-			v = nv;
-			if (sizes) {
-				uint64_t *ns = realloc(sz, cap * sizeof(*sz));
-
-				if (!ns) {
-					err = E2VERITY_ET_NO_MEMORY;
-					goto out;
-				}
-				sz = ns;
-			}
+		if (e2v_array_room(&v, &cap, n, sizeof(*v)) ||
+		    (sizes && e2v_array_room(&sz, &capsz, n, sizeof(*sz)))) {
+			err = E2VERITY_ET_NO_MEMORY;
+			goto out;
 		}
 		if (sizes)
 			sz[n] = EXT2_I_SIZE(EXT2_INODE(&inode));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "private.h"
+#include "core/array.h"
 
 /* one directory entry, collected so that the entries are visited sorted by name */
 struct e2v_walk_dirent {
@@ -40,15 +41,8 @@ static int e2v_walk_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *de
 	if ((len == 1 && de->name[0] == '.') ||
 	    (len == 2 && de->name[0] == '.' && de->name[1] == '.'))
 		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 32;
-		struct e2v_walk_dirent *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (e2v_array_room(&l->v, &l->cap, l->n, sizeof(*l->v)))
+		goto nomem;
 	l->v[l->n].name = malloc(len + 1);
 	if (!l->v[l->n].name)
 		goto nomem;

@@ -179,24 +179,38 @@ static errcode_t e2v_layout_check(ext2_filsys fs, const struct e2v_xattr_layout 
 	return 0;
 }
 
+/*
+ * The attributes of @ino read and judged for a security.ima of @len bytes
+ * (@removing: none): *@blocks is what the change needs; *@nothing, that
+ * there is none to remove.  @l is always e2v_layout_free()'s to release.
+ */
+static errcode_t e2v_ima_plan(ext2_filsys fs, ext2_ino_t ino, int removing, size_t len,
+			      struct e2v_xattr_layout *l, uint64_t *blocks, int *nothing)
+{
+	errcode_t err;
+
+	memset(l, 0, sizeof(*l));
+	*blocks = 0;
+	*nothing = 0;
+	if (ext2fs_has_feature_ea_inode(fs->super))
+		return E2VERITY_ET_IMA_EA_INODE;
+	err = e2v_layout_read(fs, ino, l);
+	if (err)
+		return err;
+	if (removing && !l->all.ima_used) {
+		*nothing = 1;
+		return 0;
+	}
+	err = e2v_layout_check(fs, l);
+	return err ? err : e2v_layout_room(fs, l, len, blocks);
+}
+
 errcode_t e2v_ima_room(ext2_filsys fs, ext2_ino_t ino, size_t len, uint64_t *blocks)
 {
 	struct e2v_xattr_layout l;
-	errcode_t err;
+	int nothing;
+	errcode_t err = e2v_ima_plan(fs, ino, !len, len, &l, blocks, &nothing);
 
-	*blocks = 0;
-	if (ext2fs_has_feature_ea_inode(fs->super))
-		return E2VERITY_ET_IMA_EA_INODE;
-	err = e2v_layout_read(fs, ino, &l);
-	if (err)
-		return err;
-	/* nothing to remove: nothing to do */
-	if (!len && !l.all.ima_used)
-		goto out;
-	err = e2v_layout_check(fs, &l);
-	if (!err)
-		err = e2v_layout_room(fs, &l, len, blocks);
-out:
 	e2v_layout_free(&l);
 	return err;
 }
@@ -208,19 +222,11 @@ errcode_t e2v_ima_store(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value, si
 	blk64_t iblocks_before, old_block;
 	uint64_t blocks;
 	uint32_t refcount;
+	int nothing;
 	errcode_t err;
 
-	if (ext2fs_has_feature_ea_inode(fs->super))
-		return E2VERITY_ET_IMA_EA_INODE;
-	err = e2v_layout_read(fs, ino, &l);
-	if (err)
-		return err;
-	if (!value && !l.all.ima_used)
-		goto out;
-	err = e2v_layout_check(fs, &l);
-	if (!err)
-		err = e2v_layout_room(fs, &l, len, &blocks);
-	if (err)
+	err = e2v_ima_plan(fs, ino, !value, len, &l, &blocks, &nothing);
+	if (err || nothing)
 		goto out;
 	/* the kernel sets the feature with the first attribute it writes */
 	if (!ext2fs_has_feature_xattr(fs->super)) {

@@ -8,6 +8,7 @@
 #include "jbd2.h"
 #include "txn.h"
 #include "txn_io.h"
+#include "core/array.h"
 
 struct e2v_range {
 	blk64_t blk;
@@ -48,21 +49,12 @@ static errcode_t e2v_commit_unjournaled(struct e2verity_txn *t, int super_only);
 /* Appends [@blk, @blk + @n) to a list of ranges, joined to the last one when they touch. */
 static int e2v_range_add(struct e2v_range **v, size_t *nr, size_t *cap, blk64_t blk, blk64_t n)
 {
-	struct e2v_range *r;
-
 	if (*nr && (*v)[*nr - 1].blk + (*v)[*nr - 1].n == blk) {
 		(*v)[*nr - 1].n += n;
 		return 0;
 	}
-	if (*nr == *cap) {
-		size_t c = *cap ? 2 * *cap : 64;
-
-		r = realloc(*v, c * sizeof(*r));
-		if (!r)
-			return -1;
-		*v = r;
-		*cap = c;
-	}
+	if (e2v_array_room(v, cap, *nr, sizeof(**v)))
+		return -1;
 	(*v)[(*nr)++] = (struct e2v_range){ blk, n };
 	return 0;
 }
