@@ -27,11 +27,10 @@
 #define E2V_AHEAD_MAX_THREADS 64
 /*
  * The caller's thread is usually the slower one: it refills the queue when
- * half of it is taken, and wakes the idle threads once per few jobs, not for
- * each (every wake-up is a system call and a context switch).
+ * half of it is taken, and wakes the idle threads once per refill, not for
+ * each job (every wake-up is a system call and a context switch).
  */
 #define E2V_AHEAD_REFILL (E2V_AHEAD_MAX_JOBS / 2)
-#define E2V_AHEAD_WAKE_EVERY 8
 
 enum { E2V_JOB_QUEUED, E2V_JOB_RUNNING, E2V_JOB_DONE };
 
@@ -60,6 +59,12 @@ struct e2verity_batch {
 	struct e2v_scratch keep; /* the caller's thread's, when it hashes a job itself */
 	unsigned int nthreads;
 	pthread_t threads[E2V_AHEAD_MAX_THREADS];
+	/* [used_from, used_to): blocks the last allocations found all in use, in used_epoch */
+	blk64_t used_from, used_to;
+	unsigned long used_epoch;
+	/* e2v_ahead_buffer()'s: a small file's metadata, assembled without a malloc() each */
+	uint8_t *buf;
+	size_t buf_len;
 };
 
 /* Reads through the job's extent map with pread(): holes and unwritten extents are zeros. */
@@ -223,16 +228,26 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	j->ima_value = NULL;
 	j->ima_len = 0;
 	j->held = 0;
+	j->plan_opts = NULL;
 }
 
 /* Queues files until the window is full; on the caller's thread (libext2fs). */
 static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 {
 	unsigned int fresh = 0;
+	size_t added = 0;
 
-	while (a->next < a->count && a->queued < E2V_AHEAD_MAX_JOBS &&
+	/*
+	 * The jobs are made first and handed over together: one lock and one
+	 * wake-up for the lot, not one each (a hashing thread woken for one job
+	 * takes the lock back and forth with this thread, and on a busy machine
+	 * each wake-up could take this thread's core).  Only this thread moves
+	 * past a->queued, so the slots after it are its own until then.
+	 */
+	while (a->next < a->count && a->queued + added < E2V_AHEAD_MAX_JOBS &&
 	       a->bytes < E2V_AHEAD_MAX_BYTES) {
-		struct e2v_ahead_job *j = &a->ring[(a->head + a->queued) % E2V_AHEAD_MAX_JOBS];
+		struct e2v_ahead_job *j =
+			&a->ring[(a->head + a->queued + added) % E2V_AHEAD_MAX_JOBS];
 		uint8_t *tree = j->tree;
 		uint64_t *offsets = j->offsets;
 		size_t cap = j->cap;
@@ -262,19 +277,17 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 		} else {
 			j->state = E2V_JOB_QUEUED;
 			a->bytes += j->size;
+			fresh++;
 		}
-		pthread_mutex_lock(&a->lock);
-		a->queued++;
-		if (!j->skip && ++fresh % E2V_AHEAD_WAKE_EVERY == 0 && a->idle)
-			pthread_cond_broadcast(&a->work);
-		pthread_mutex_unlock(&a->lock);
+		added++;
 	}
-	if (fresh % E2V_AHEAD_WAKE_EVERY) {
-		pthread_mutex_lock(&a->lock);
-		if (a->idle)
-			pthread_cond_broadcast(&a->work);
-		pthread_mutex_unlock(&a->lock);
-	}
+	if (!added)
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	a->queued += added;
+	if (fresh && a->idle)
+		pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->lock);
 	return 0;
 }
 
@@ -326,6 +339,53 @@ struct e2v_ahead_job *e2v_ahead_take(struct e2verity_batch *a, ext2_ino_t ino)
 		j = NULL;
 	}
 	return j;
+}
+
+const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_ino_t ino)
+{
+	const struct e2v_ahead_job *j;
+
+	/* the ring's head and what prepare wrote move on this thread only */
+	if (!a || !a->queued)
+		return NULL;
+	j = &a->ring[a->head];
+	return j->ino == ino ? j : NULL;
+}
+
+uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len)
+{
+	uint8_t *b;
+
+	if (!a)
+		return NULL;
+	if (len > a->buf_len) {
+		b = realloc(a->buf, len);
+		if (!b)
+			return NULL;
+		a->buf = b;
+		a->buf_len = len;
+	}
+	memset(a->buf, 0, len);
+	return a->buf;
+}
+
+blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal, unsigned long epoch)
+{
+	if (a && epoch && a->used_epoch == epoch && goal >= a->used_from && goal < a->used_to)
+		return a->used_to;
+	return goal;
+}
+
+void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end,
+			  unsigned long epoch)
+{
+	if (!a)
+		return;
+	/* what was found in use from @goal to @search is still in use: the span grows */
+	if (search == goal || a->used_epoch != epoch || goal < a->used_from || goal >= a->used_to)
+		a->used_from = goal;
+	a->used_to = end;
+	a->used_epoch = epoch;
 }
 
 errcode_t e2v_ahead_replay(const struct e2v_ahead_job *j, e2verity_tree_fn tree, void *tree_ctx,
@@ -424,6 +484,7 @@ void e2v_ahead_free(struct e2verity_batch *a)
 		free(a->ring[i].offsets);
 	}
 	e2v_scratch_free(&a->keep);
+	free(a->buf);
 	close(a->fd);
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->work);

@@ -51,6 +51,13 @@ struct e2v_ahead_job {
 	uint8_t *tree;
 	uint64_t *offsets;
 	size_t nblocks, cap;
+	/*
+	 * seal: the plan the prepare callback made with the options @plan_opts
+	 * (NULL: none), from the inode @inode
+	 */
+	const void *plan_opts;
+	struct e2verity_seal_plan plan;
+	struct ext2_inode_large inode;
 };
 
 /*
@@ -90,6 +97,22 @@ int e2v_ahead_matches(const struct e2v_ahead_job *j, const struct e2verity_param
 int e2v_ahead_judged(const struct e2v_ahead_job *j, const struct e2verity_verifier *ver,
 		     unsigned int alg, const uint8_t *digest, size_t digest_size, const uint8_t *sig,
 		     size_t sig_size);
+
+/*
+ * Where a search for free blocks from @goal may start instead: past a span
+ * the batch's last allocations found all in use within free epoch @epoch
+ * (e2v_txn_free_epoch(), 0: none), in which such a span stays in use.
+ */
+blk64_t e2v_ahead_alloc_from(const struct e2verity_batch *a, blk64_t goal, unsigned long epoch);
+/* A search from @goal that started at @search found the blocks up to @end in use, or now used. */
+void e2v_ahead_alloc_used(struct e2verity_batch *a, blk64_t goal, blk64_t search, blk64_t end,
+			  unsigned long epoch);
+
+/* The job queued next if it is @ino's, else NULL; on the caller's thread, what prepare set only */
+const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_ino_t ino);
+
+/* @len zeroed bytes the batch keeps for the caller's thread until the next call; NULL if none */
+uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len);
 
 /* Hands the tree blocks of @j to @tree as e2verity_compute() would have, and its result. */
 errcode_t e2v_ahead_replay(const struct e2v_ahead_job *j, e2verity_tree_fn tree, void *tree_ctx,

@@ -112,6 +112,8 @@ static void e2v_unmap_all(struct e2v_ext4_file *f)
 	f->map_state = 0;
 }
 
+errcode_t (*e2v_ext4_settle)(ext2_filsys fs, blk64_t blk, blk64_t n);
+
 int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base)
 {
 	struct ext2_super_block sb;
@@ -203,6 +205,9 @@ const void *e2v_ext4_file_map_bytes(struct e2v_ext4_file *f, size_t count, uint6
 	if (!e || e->lblk > lblk || e->uninit || lblk + count / bs > e->lblk + e->len)
 		return NULL;
 	if (!e2v_map_ready(f))
+		return NULL;
+	/* data the transaction has yet to write (a zeroed tail) is read from the disk here */
+	if (e2v_ext4_settle && e2v_ext4_settle(f->fs, e->pblk + (lblk - e->lblk), count / bs))
 		return NULL;
 	pos = f->map_base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs;
 	for (size_t i = 0; i < f->nwindows; i++) {

@@ -51,6 +51,13 @@ struct e2v_ext4_file {
 int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base);
 
 /*
+ * Set by the transaction layer, which holds data writes back: makes blocks
+ * [@blk, @blk + @n) of @fs current in the image file before a mapping reads
+ * them past libext2fs (NULL: nothing is held back)
+ */
+extern errcode_t (*e2v_ext4_settle)(ext2_filsys fs, blk64_t blk, blk64_t n);
+
+/*
  * The @count bytes at byte @offset of the file's data in place, in a
  * read-only mapping of the image kept until the file is closed, when they
  * are whole blocks of one initialized extent; otherwise NULL (read them).

@@ -59,6 +59,35 @@ static int e2v_owner_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, 
 	return 0;
 }
 
+/*
+ * The blocks of an extent tree that is all in the inode (depth 0, a header
+ * ext2fs_extent_open2() accepts), named from i_block as
+ * ext2fs_block_iterate3() would, without reading the inode again and
+ * opening a handle.  0 if the tree is not of that kind.
+ */
+static int e2v_note_root_extents(ext2_filsys fs, struct e2verity_owners *o,
+				 const struct ext2_inode *in)
+{
+	const uint8_t *ib = (const uint8_t *)in->i_block;
+	const unsigned int max_calc = (sizeof(in->i_block) - 12) / 12;
+	unsigned int entries = e2v_get_le16(ib + 2), max = e2v_get_le16(ib + 4);
+
+	if (!(in->i_flags & EXT4_EXTENTS_FL) || e2v_get_le16(ib) != EXT3_EXT_MAGIC ||
+	    e2v_get_le16(ib + 6) != 0 || max > max_calc || max + 2 < max_calc || entries > max)
+		return 0;
+	for (unsigned int i = 0; i < entries; i++) {
+		const uint8_t *e = ib + 12 * (i + 1);
+		blk64_t pblk = ((blk64_t)e2v_get_le16(e + 6) << 32) | e2v_get_le32(e + 8);
+		unsigned int len = e2v_get_le16(e + 4);
+
+		if (len > EXT_INIT_MAX_LEN)
+			len -= EXT_INIT_MAX_LEN;
+		for (unsigned int k = 0; k < len; k++)
+			e2v_note_block(fs, o, pblk + k);
+	}
+	return 1;
+}
+
 /* Every block every in-use inode names: its map, its map's own blocks, its xattr block */
 static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 {
@@ -95,6 +124,8 @@ static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 		 * proof fails then, but the scan goes on, so that the file being
 		 * judged can still say what is wrong with its own map.
 		 */
+		if (e2v_note_root_extents(fs, o, in))
+			continue;
 		err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, e2v_owner_cb, &s);
 		if (err == EXT2_ET_NO_MEMORY)
 			break;

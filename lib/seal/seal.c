@@ -106,11 +106,21 @@ out:
 static errcode_t e2v_extent_room(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
 				 unsigned int *depth, unsigned int *room)
 {
+	const uint8_t *ib = (const uint8_t *)in->i_block;
+	unsigned int entries = e2v_get_le16(ib + 2), max = e2v_get_le16(ib + 4);
 	struct ext2_extent_info info;
 	struct ext2fs_extent ex;
 	ext2_extent_handle_t h;
 	errcode_t err, last;
 
+	/* a root that ext2fs_extent_open2() accepts, of depth 0: read without a handle */
+	if ((in->i_flags & EXT4_EXTENTS_FL) && e2v_get_le16(ib) == EXT3_EXT_MAGIC &&
+	    e2v_get_le16(ib + 6) == 0 && max <= E2V_ROOT_EXTENTS && max + 2 >= E2V_ROOT_EXTENTS &&
+	    entries <= max) {
+		*depth = 0;
+		*room = max - entries;
+		return 0;
+	}
 	err = ext2fs_extent_open2(fs, ino, in, &h);
 	if (err)
 		return err;
@@ -178,7 +188,7 @@ static errcode_t e2v_seal_owns(ext2_filsys fs, struct e2v_ext4_file *f, uint64_t
 
 static errcode_t e2v_plan_seal(ext2_filsys fs, ext2_ino_t ino,
 			       const struct e2verity_seal_opts *opts,
-			       struct e2verity_seal_plan *plan)
+			       struct e2verity_seal_plan *plan, struct e2v_ext4_file *keep)
 {
 	const unsigned int bs = fs->blocksize;
 	struct ext2_inode_large inode;
@@ -269,7 +279,10 @@ out:
 	 */
 	if (!err && plan->action != E2VERITY_SEAL_SKIP)
 		plan->blocks_needed += meta + e2v_extent_blocks(bs, depth, room, kept, meta);
-	e2v_ext4_file_close(&f);
+	if (keep && !err)
+		*keep = f; /* the caller closes it */
+	else
+		e2v_ext4_file_close(&f);
 	return err;
 }
 
@@ -364,17 +377,31 @@ static errcode_t e2v_plan_ima(ext2_filsys fs, ext2_ino_t ino,
 	return err;
 }
 
+/* e2verity_seal_prepare(); the file it opened goes to *@keep (zeroed if none) for the caller */
+static errcode_t e2v_seal_prepare_keep(ext2_filsys fs, ext2_ino_t ino,
+				       const struct e2verity_seal_opts *opts,
+				       struct e2verity_seal_plan *plan, struct e2v_ext4_file *keep)
+{
+	errcode_t err;
+
+	if (keep)
+		memset(keep, 0, sizeof(*keep));
+	if (opts->flags & E2VERITY_SEAL_IMA_ONLY)
+		err = e2v_plan_ima_only(fs, ino, opts, plan);
+	else
+		err = e2v_plan_seal(fs, ino, opts, plan, keep);
+	if (!err)
+		err = e2v_plan_ima(fs, ino, opts, plan);
+	if (err && keep)
+		e2v_ext4_file_close(keep);
+	return err;
+}
+
 errcode_t e2verity_seal_prepare(ext2_filsys fs, ext2_ino_t ino,
 				const struct e2verity_seal_opts *opts,
 				struct e2verity_seal_plan *plan)
 {
-	errcode_t err;
-
-	if (opts->flags & E2VERITY_SEAL_IMA_ONLY)
-		err = e2v_plan_ima_only(fs, ino, opts, plan);
-	else
-		err = e2v_plan_seal(fs, ino, opts, plan);
-	return err ? err : e2v_plan_ima(fs, ino, opts, plan);
+	return e2v_seal_prepare_keep(fs, ino, opts, plan, NULL);
 }
 
 errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset)
@@ -510,10 +537,18 @@ static errcode_t e2v_seal_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ah
 		j->ima_sign = opts->ima_sign;
 		j->ima_ctx = opts->ima_ctx;
 	}
-	/* inline data, holes only or not a regular file: nothing to gain or not ours */
-	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(opts->owners), j->ino, &f);
+	/*
+	 * The plan, made once: e2verity_seal_inode() takes it with the job if
+	 * the inode is still the one it was made from.  Inline data, holes
+	 * only or not a regular file: nothing to gain or not ours.
+	 */
+	err = e2v_seal_prepare_keep(fs, j->ino, opts, &j->plan, &f);
 	if (err)
 		return err;
+	if (!f.fs) /* the plan opened no file (inline data, --ima-only) */
+		return 0;
+	j->plan_opts = opts;
+	j->inode = f.inode;
 	/* a sealed file is most often left alone: hashing it would be wasted */
 	if (!(f.inode.i_flags & EXT4_VERITY_FL)) {
 		j->size = f.size;

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "ext4/ahead.h"
 #include "private.h"
 
 /*
@@ -136,13 +137,19 @@ out:
  * inode's (an inode that cannot be read fails in e2verity_seal_inode() next)
  */
 static uint64_t e2v_files_data_size(ext2_filsys fs, ext2_ino_t ino,
-				    const struct e2verity_seal_plan *plans, size_t i)
+				    const struct e2verity_seal_plan *plans, size_t i,
+				    const struct e2verity_seal_opts *o)
 {
+	const struct e2v_ahead_job *j = e2v_ahead_peek(o->batch, ino);
 	struct ext2_inode inode;
 
 	if (plans)
 		return plans[i].data_size;
-	if (ext2fs_read_inode(fs, ino, &inode))
+	/* the plan made when it was queued for hashing */
+	if (j && j->plan_opts == o)
+		return j->plan.data_size;
+	/* a policy, not a judgement: the checksum is verified when the file is sealed */
+	if (ext2fs_read_inode2(fs, ino, &inode, sizeof(inode), READ_INODE_NOCSUM))
 		return 0;
 	return EXT2_I_SIZE(&inode);
 }
@@ -256,7 +263,8 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 	for (size_t i = 0; i < count && !e2v_cancelled(o.cancel); i++) {
 		struct e2v_seal_pending *p;
 
-		if (run.npending && e2v_files_data_size(fs, inos[i], plans, i) >= E2V_TXN_BIG_FILE) {
+		if (run.npending &&
+		    e2v_files_data_size(fs, inos[i], plans, i, &o) >= E2V_TXN_BIG_FILE) {
 			err = e2v_seal_commit(&run);
 			if (err)
 				break;

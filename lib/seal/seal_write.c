@@ -17,6 +17,12 @@
 #include "seal_quota.h"
 #include "ext4/layout.h"
 #include "txn/txn.h"
+#include "txn/txn_io.h"
+
+/* the extents i_block holds at depth 0, after the header */
+#define E2V_ROOT_EXTENTS                                                                           \
+	((sizeof(((struct ext2_inode *)0)->i_block) - sizeof(struct ext3_extent_header)) /         \
+	 sizeof(struct ext3_extent))
 
 /* every block the file holds: data, metadata and extent tree nodes */
 static blk64_t e2v_file_blocks(const struct e2v_ext4_file *f)
@@ -77,6 +83,7 @@ struct e2v_sealing {
 	blk64_t meta_first, before, inline_blocks, iblocks_before;
 	uint32_t orig_flags;
 	int allocating, orphan;
+	int plan_from_job; /* @plan is the job's, made when it was queued */
 	/* security.ima: the value to write, or the digest an old one signs (E2VERITY_IMA_REMOVE) */
 	uint8_t *ima_value;
 	size_t ima_len;
@@ -381,6 +388,156 @@ static void e2v_seal_rollback(struct e2v_sealing *s)
 		(void)ext2fs_write_inode(s->fs, s->ino, in);
 }
 
+/*
+ * The common case of a batch, sealed in one step: a file hashed ahead,
+ * nothing past its EOF, its extents in the inode with room for one more.
+ * Its metadata goes into one run of fresh blocks (gathered with the next
+ * files' into one write by the transaction channel) and the inode is
+ * written once, with the new extent, the flag and i_blocks.  No orphan
+ * entry: in a transaction the list would be left again before anything of
+ * it reaches the disk (the journal, or the inode-table phase of a commit
+ * without one, writes the inode whole).  *@done says whether it applied;
+ * when it did not, nothing was changed.
+ */
+static errcode_t e2v_seal_fast(struct e2v_sealing *s, struct e2verity_seal_result *res, int *done)
+{
+	ext2_filsys fs = s->fs;
+	const unsigned int bs = fs->blocksize;
+	const struct e2verity_seal_opts *opts = s->opts;
+	const struct e2verity_seal_plan *plan = &s->plan;
+	const struct e2v_ahead_job *job = s->job;
+	struct ext2_inode_large inode;
+	struct ext2_inode *in = EXT2_INODE(&inode);
+	uint8_t *ib = (uint8_t *)in->i_block, *buf, *ent;
+	const uint8_t *last;
+	const uint8_t *sig = opts->sig;
+	size_t sig_size = opts->sig ? opts->sig_size : 0;
+	struct e2verity_ext4_layout l;
+	struct e2verity_descriptor d;
+	unsigned int entries, max, isize, last_len;
+	blk64_t first, count, goal, search, last_pblk, pblk = 0, plen = 0, iblocks;
+	unsigned long epoch;
+	errcode_t err;
+
+	*done = 0;
+	if (!job || opts->sign || opts->ima_sign || plan->action != E2VERITY_SEAL_NEW ||
+	    plan->ima != E2VERITY_IMA_NONE || plan->inline_data || plan->blocks_freed ||
+	    !job->tail_zero ||
+	    job->nblocks * (uint64_t)job->params.block_size > plan->geo.tree_size)
+		return 0;
+	e2verity_params_validate(&s->p);
+	if (!e2v_ahead_matches(job, &s->p, plan->data_size) || !fs->block_map ||
+	    e2v_ext4_layout(plan->data_size, plan->geo.tree_size, sig_size, bs, &l))
+		return 0;
+	first = l.merkle_pos / bs;
+	count = l.end / bs - first;
+	if (l.merkle_pos % bs || l.end % bs || !count || count > 32768 ||
+	    l.desc_pos < l.merkle_pos ||
+	    l.end - l.desc_pos < E2VERITY_DESCRIPTOR_SIZE + sig_size + 4)
+		return 0;
+	/*
+	 * The plan taken with the job is the one e2verity_seal_prepare() makes
+	 * now if the inode is the same: its checksum was verified then.
+	 */
+	isize = EXT2_INODE_SIZE(fs->super) < sizeof(inode) ? EXT2_INODE_SIZE(fs->super)
+							   : sizeof(inode);
+	err = ext2fs_read_inode2(fs, s->ino, in, sizeof(inode),
+				 s->plan_from_job ? READ_INODE_NOCSUM : 0);
+	if (err || (s->plan_from_job && memcmp(in, &job->inode, isize) != 0))
+		return 0;
+	/* an extent root in the inode, depth 0, with room; the metadata goes after the data */
+	if (!(in->i_flags & EXT4_EXTENTS_FL) ||
+	    (in->i_flags & (EXT4_VERITY_FL | EXT4_INLINE_DATA_FL)) ||
+	    e2v_get_le16(ib) != EXT3_EXT_MAGIC || e2v_get_le16(ib + 6) != 0 ||
+	    EXT2_I_SIZE(in) != plan->data_size)
+		return 0;
+	entries = e2v_get_le16(ib + 2);
+	max = e2v_get_le16(ib + 4);
+	/* without an extent ext2fs_fallocate() aims elsewhere: the general path */
+	if (max != E2V_ROOT_EXTENTS || !entries || entries >= max || first > UINT32_MAX - count)
+		return 0;
+	last = ib + 12 * entries;
+	last_len = e2v_get_le16(last + 4);
+	if (last_len > EXT_INIT_MAX_LEN)
+		last_len -= EXT_INIT_MAX_LEN;
+	/* past the data and not touching it: libext2fs would have merged the two */
+	if ((uint64_t)e2v_get_le32(last) + last_len >= first)
+		return 0;
+	buf = e2v_ahead_buffer(opts->batch, count * bs);
+	if (!buf)
+		return 0;
+	/* the tree blocks where the tree writer would have put them, then the descriptor */
+	for (size_t i = 0; i < job->nblocks; i++) {
+		if (job->offsets[i] + job->params.block_size > l.desc_pos - l.merkle_pos)
+			return 0;
+		memcpy(buf + job->offsets[i], job->tree + i * (size_t)job->params.block_size,
+		       job->params.block_size);
+	}
+	d = job->res.desc;
+	d.sig_size = sig_size;
+	e2verity_descriptor_encode(&d, buf + (l.desc_pos - l.merkle_pos));
+	if (sig_size)
+		memcpy(buf + (l.desc_pos - l.merkle_pos) + E2VERITY_DESCRIPTOR_SIZE, sig, sig_size);
+	e2v_put_le32(buf + (l.end - l.merkle_pos) - 4, l.desc_size);
+
+	/*
+	 * One run of blocks where ext2fs_fallocate() would put the first piece
+	 * (the sealed image must not depend on the path): from the last
+	 * extent's block as far past it as @first is past its start; if that
+	 * piece is short, the general path.
+	 */
+	last_pblk = ((blk64_t)e2v_get_le16(last + 6) << 32) | e2v_get_le32(last + 8);
+	goal = last_pblk + (first - e2v_get_le32(last));
+	if (goal >= ext2fs_blocks_count(fs->super))
+		return 0;
+	epoch = e2v_txn_free_epoch(fs);
+	search = e2v_ahead_alloc_from(opts->batch, goal, epoch);
+	if (ext2fs_new_range(fs, 0, search, count, NULL, &pblk, &plen) || plen != count)
+		return 0;
+	e2v_ahead_alloc_used(opts->batch, goal, search, pblk + count, epoch);
+	*done = 1;
+	ext2fs_block_alloc_stats_range(fs, pblk, count, +1);
+	e2v_io_data(fs, 1);
+	err = io_channel_write_blk64(fs->io, pblk, count, buf);
+	e2v_io_data(fs, 0);
+	if (err)
+		goto fail;
+	iblocks = ext2fs_get_stat_i_blocks(fs, in);
+	ent = ib + 12 * (entries + 1);
+	e2v_put_le32(ent, first);
+	e2v_put_le16(ent + 4, count);
+	e2v_put_le16(ent + 6, pblk >> 32);
+	e2v_put_le32(ent + 8, pblk & 0xffffffff);
+	e2v_put_le16(ib + 2, entries + 1);
+	err = ext2fs_iblk_add_blocks(fs, in, count);
+	if (!err)
+		err = e2v_set_feature(fs);
+	if (err)
+		goto fail;
+	in->i_flags |= EXT4_VERITY_FL;
+	if (opts->flags & E2VERITY_SEAL_IMMUTABLE)
+		in->i_flags |= EXT2_IMMUTABLE_FL;
+	err = ext2fs_write_inode_full(fs, s->ino, in, sizeof(inode));
+	if (err)
+		goto fail;
+	err = e2v_quota_charge_inode(
+		fs, &inode, ((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)iblocks) * 512);
+	if (err)
+		return err;
+	if (opts->progress)
+		opts->progress(opts->progress_ctx, plan->data_size, plan->data_size);
+	res->layout = l;
+	res->desc = d;
+	memcpy(res->digest, job->res.digest, sizeof(res->digest));
+	res->digest_size = job->res.digest_size;
+	res->blocks_allocated = count;
+	return 0;
+fail:
+	/* the inode on disk was never written: the blocks go back (held until the commit) */
+	ext2fs_block_alloc_stats_range(fs, pblk, count, -1);
+	return err;
+}
+
 static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 				const struct e2verity_seal_opts *opts,
 				struct e2verity_seal_result *res, const struct e2v_ahead_job *job)
@@ -391,8 +548,22 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 	};
 	struct ext2_inode *in = EXT2_INODE(&s.f.inode);
 	errcode_t err, qerr;
+	int fast;
 
 	memset(res, 0, sizeof(*res));
+	/* the plan made when the file was queued for hashing, if the common case applies */
+	if (job && job->plan_opts == opts && job->plan.action == E2VERITY_SEAL_NEW &&
+	    (fs->flags & EXT2_FLAG_RW)) {
+		s.plan = job->plan;
+		s.plan_from_job = 1;
+		res->action = s.plan.action;
+		err = e2v_seal_fast(&s, res, &fast);
+		if (fast)
+			return err;
+		s.plan_from_job = 0;
+		memset(res, 0, sizeof(*res));
+		s.p = opts->params;
+	}
 	err = e2verity_seal_prepare(fs, ino, opts, &s.plan);
 	if (err)
 		return err;
@@ -408,6 +579,9 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 	}
 	if (!(fs->flags & EXT2_FLAG_RW))
 		return EXT2_ET_RO_FILSYS;
+	err = e2v_seal_fast(&s, res, &fast);
+	if (fast)
+		return err;
 	err = e2v_seal_begin(&s, res);
 	if (!err)
 		err = e2v_seal_write_metadata(&s, res);

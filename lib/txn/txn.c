@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "ext4/ext4_file.h"
 #include "jbd2.h"
 #include "txn.h"
 #include "txn_io.h"
@@ -105,8 +106,24 @@ static void e2v_stats_range_cb(ext2_filsys fs, blk64_t blk, blk_t num, int inuse
 		t->old_stats_range(fs, blk, num, inuse);
 }
 
+/*
+ * Counts the moments blocks in use may have become free: e2v_txn_free_epoch().
+ * Starts at 1, so that 0 can say "unknown".
+ */
+static unsigned long e2v_free_epoch = 1;
+
+unsigned long e2v_txn_free_epoch(ext2_filsys fs)
+{
+	/* outside a transaction a freed block is free at once */
+	if (!e2v_current || e2v_current->fs != fs || e2v_current->aborted)
+		return 0;
+	return e2v_free_epoch;
+}
+
 static void e2v_release_freed(struct e2verity_txn *t)
 {
+	if (t->nfreed)
+		e2v_free_epoch++;
 	for (size_t i = 0; i < t->nfreed; i++)
 		ext2fs_unmark_block_bitmap_range2(t->fs->block_map, t->freed[i].blk, t->freed[i].n);
 	/* a flush since they were freed may have written them as used */
@@ -248,9 +265,18 @@ errcode_t e2verity_txn_begin(ext2_filsys fs, struct e2verity_txn **ret)
 		err = e2v_txn_io_wrap(fs);
 	if (err)
 		goto fail_journal;
+	if (e2v_txn_io_is(fs)) {
+		uint64_t base;
+		int fd = e2v_fs_image_fd(fs, &base);
+
+		e2v_ext4_settle = e2v_txn_io_settle_range;
+		if (fd >= 0)
+			e2v_txn_io_set_image_fd(fs->io, fd, base);
+	}
 	ext2fs_set_block_alloc_stats_callback(fs, e2v_stats_cb, &t->old_stats);
 	ext2fs_set_block_alloc_stats_range_callback(fs, e2v_stats_range_cb, &t->old_stats_range);
 	e2v_current = t;
+	e2v_free_epoch++;
 	if (t->journaled) {
 		t->flush_reserve = e2v_flush_reserve(fs);
 	} else if (fs->super->s_state & EXT2_VALID_FS) {
@@ -435,6 +461,12 @@ static errcode_t e2v_commit_unjournaled(struct e2verity_txn *t, int super_only)
 
 	if (t->aborted)
 		return E2VERITY_ET_TXN_ABORTED;
+	/* the data gathered in one run: in phase "data", before anything points to it */
+	err = e2v_txn_io_settle(fs);
+	if (err) {
+		t->write_failed = 1;
+		return err;
+	}
 	if (super_only)
 		fs->flags |= only;
 	ext2fs_mark_super_dirty(fs);
@@ -464,6 +496,10 @@ static errcode_t e2v_commit_journaled(struct e2verity_txn *t)
 	errcode_t err;
 
 	e2v_release_freed(t);
+	/* ordered: the data gathered in one run is written, then flushed below */
+	err = e2v_txn_io_settle(fs);
+	if (err)
+		return err;
 	if (!e2v_txn_io_held(fs->io, NULL) &&
 	    !(fs->flags & (EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY | EXT2_FLAG_IB_DIRTY)))
 		return 0;
@@ -578,5 +614,6 @@ errcode_t e2verity_txn_end(struct e2verity_txn *t)
 	free(t->itables);
 	free(t);
 	e2v_current = NULL;
+	e2v_free_epoch++;
 	return err;
 }

@@ -15,4 +15,11 @@ errcode_t e2v_write_super(ext2_filsys fs);
  */
 int e2v_txn_unjournaled(ext2_filsys fs);
 
+/*
+ * Within one value of this, no block of @fs marked in use in its bitmap
+ * becomes free (a transaction holds what it frees until its commit); 0
+ * outside a transaction, where nothing can be said.
+ */
+unsigned long e2v_txn_free_epoch(ext2_filsys fs);
+
 #endif /* E2VERITY_TXN_H */

@@ -4,8 +4,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "txn_io.h"
 
@@ -23,13 +25,120 @@ struct e2v_txn_io {
 	/* open addressing, linear probing; a NULL buf marks a free slot */
 	struct e2v_held *tab;
 	size_t cap, n;
+	/*
+	 * Data written since the last flush, one run of contiguous blocks: a
+	 * batch of small files gets its metadata blocks allocated one after the
+	 * other, and one large write costs far less than a write for each.
+	 */
+	uint8_t *run;
+	blk64_t run_start;
+	unsigned int run_n, run_cap;
+	/*
+	 * The image file, to start the writeback of each run at once: the
+	 * commit's fsync() then waits for less (-1: none)
+	 */
+	int wb_fd;
+	uint64_t wb_base;
 };
+
+/* the largest run of data blocks kept before it is written */
+#define E2V_RUN_BYTES (1u << 20)
 
 static struct struct_io_manager e2v_txn_io_manager;
 
 static struct e2v_txn_io *e2v_tio(io_channel c)
 {
 	return c->private_data;
+}
+
+/*
+ * Writes the pending run of data.  A run of more than four blocks goes
+ * past unix_io's cache, which may keep a clean, now stale copy of one of
+ * its blocks: the cache is emptied after it.
+ */
+static errcode_t e2v_run_write(struct e2v_txn_io *t)
+{
+	unsigned int n = t->run_n;
+	errcode_t err;
+
+	if (!n)
+		return 0;
+	t->run_n = 0;
+	err = io_channel_write_blk64(t->inner, t->run_start, n, t->run);
+	if (!err && n > 4)
+		err = e2v_io_drop_cache(t->inner);
+	if (!err && n > 4) {
+		/* a hint only: durability is the commit's fsync() */
+		if (t->wb_fd >= 0)
+			(void)sync_file_range(t->wb_fd, t->wb_base + t->run_start * (uint64_t)t->bs,
+					      (uint64_t)n * t->bs, SYNC_FILE_RANGE_WRITE);
+	}
+	return err;
+}
+
+/* Whether [@blk, @blk + @n) meets the pending run. */
+static int e2v_run_meets(const struct e2v_txn_io *t, blk64_t blk, uint64_t n)
+{
+	return t->run_n && blk < t->run_start + t->run_n && t->run_start < blk + n;
+}
+
+/* Writes the pending run first if the request touches it: the request sees it on disk. */
+static errcode_t e2v_run_settle(io_channel c, unsigned long long block, int count)
+{
+	struct e2v_txn_io *t = e2v_tio(c);
+	uint64_t pos = block * (uint64_t)c->block_size;
+	uint64_t len = count < 0 ? (uint64_t) - (int64_t)count : (uint64_t)count * c->block_size;
+
+	if (!t->run_n || !len)
+		return 0;
+	if (!e2v_run_meets(t, pos / t->bs, (pos % t->bs + len + t->bs - 1) / t->bs))
+		return 0;
+	return e2v_run_write(t);
+}
+
+/*
+ * Adds whole data blocks to the run when they continue it (or start one);
+ * *@taken says whether they were.  Anything else writes the run first.
+ */
+static errcode_t e2v_run_add(struct e2v_txn_io *t, blk64_t blk, int nblk, const void *data,
+			     int *taken)
+{
+	errcode_t err;
+
+	*taken = 0;
+	if (!t->run_cap) {
+		t->run_cap = E2V_RUN_BYTES / t->bs;
+		t->run = t->run_cap ? malloc((size_t)t->run_cap * t->bs) : NULL;
+		if (!t->run)
+			t->run_cap = (unsigned int)-1; /* never again: written as they come */
+	}
+	if (t->run_cap == (unsigned int)-1 || (unsigned int)nblk >= t->run_cap)
+		return e2v_run_write(t);
+	if (t->run_n && (blk != t->run_start + t->run_n || t->run_n + nblk > t->run_cap)) {
+		err = e2v_run_write(t);
+		if (err)
+			return err;
+	}
+	if (!t->run_n)
+		t->run_start = blk;
+	memcpy(t->run + (size_t)t->run_n * t->bs, data, (size_t)nblk * t->bs);
+	t->run_n += nblk;
+	*taken = 1;
+	return 0;
+}
+
+errcode_t e2v_txn_io_settle(ext2_filsys fs)
+{
+	if (!e2v_txn_io_is(fs))
+		return 0;
+	return e2v_run_write(e2v_tio(fs->io));
+}
+
+errcode_t e2v_txn_io_settle_range(ext2_filsys fs, blk64_t blk, blk64_t n)
+{
+	if (!e2v_txn_io_is(fs) || !e2v_run_meets(e2v_tio(fs->io), blk, n))
+		return 0;
+	return e2v_run_write(e2v_tio(fs->io));
 }
 
 static size_t e2v_slot(const struct e2v_txn_io *t, blk64_t blk)
@@ -240,7 +349,11 @@ static errcode_t e2v_tio_read64(io_channel c, unsigned long long block, int coun
 	struct e2v_txn_io *t = e2v_tio(c);
 	blk64_t blk;
 	int nblk;
+	errcode_t err;
 
+	err = e2v_run_settle(c, block, count);
+	if (err)
+		return err;
 	if (e2v_plain(c, block, count, &blk, &nblk))
 		return io_channel_read_blk64(t->inner, blk, nblk, data);
 	return e2v_each_block(c, block, count, e2v_read_part, data);
@@ -251,16 +364,23 @@ static errcode_t e2v_tio_write64(io_channel c, unsigned long long block, int cou
 {
 	struct e2v_txn_io *t = e2v_tio(c);
 	blk64_t blk;
-	int nblk;
+	int nblk, taken;
+	errcode_t err;
 
 	if (t->dropping)
 		return 0;
-	if (t->data_mode) {
-		if (e2v_plain(c, block, count, &blk, &nblk))
-			return io_channel_write_blk64(t->inner, blk, nblk, data);
-		/* data supersedes any metadata copy of the same blocks */
-		return e2v_each_block(c, block, count, e2v_write_part, (uint8_t *)data);
+	if (t->data_mode && e2v_plain(c, block, count, &blk, &nblk)) {
+		err = e2v_run_add(t, blk, nblk, data, &taken);
+		if (err || taken)
+			return err;
+		return io_channel_write_blk64(t->inner, blk, nblk, data);
 	}
+	/* the run reaches the disk before anything written over it */
+	err = e2v_run_settle(c, block, count);
+	if (err)
+		return err;
+	if (t->data_mode) /* data supersedes any metadata copy of the same blocks */
+		return e2v_each_block(c, block, count, e2v_write_part, (uint8_t *)data);
 	return e2v_each_block(c, block, count, e2v_hold_part, (uint8_t *)data);
 }
 
@@ -297,8 +417,10 @@ static errcode_t e2v_tio_set_blksize(io_channel c, int blksize)
 
 static errcode_t e2v_tio_flush(io_channel c)
 {
-	/* held metadata is not the disk's until the journal commits it */
-	return io_channel_flush(e2v_tio(c)->inner);
+	/* held metadata is not the disk's until the journal commits it; data is */
+	errcode_t err = e2v_run_write(e2v_tio(c));
+
+	return err ? err : io_channel_flush(e2v_tio(c)->inner);
 }
 
 static errcode_t e2v_tio_set_option(io_channel c, const char *option, const char *arg)
@@ -333,15 +455,24 @@ void e2v_txn_io_drop_all(io_channel c)
 static errcode_t e2v_tio_close(io_channel c)
 {
 	struct e2v_txn_io *t = e2v_tio(c);
-	errcode_t err = 0;
+	errcode_t err = 0, err2;
 
 	if (--c->refcount > 0)
 		return 0;
+	/* data goes where nothing on disk points yet: writing it is harmless */
+	if (!t->dropping)
+		err = e2v_run_write(t);
 	/* what was never committed never reaches the disk */
 	e2v_txn_io_drop_all(c);
 	free(t->tab);
-	if (t->inner)
-		err = io_channel_close(t->inner);
+	free(t->run);
+	if (t->wb_fd >= 0)
+		close(t->wb_fd);
+	if (t->inner) {
+		err2 = io_channel_close(t->inner);
+		if (!err)
+			err = err2;
+	}
 	free(t);
 	free(c->name);
 	free(c);
@@ -394,6 +525,7 @@ errcode_t e2v_txn_io_wrap(ext2_filsys fs)
 	c->private_data = t;
 	t->inner = fs->io;
 	t->bs = fs->blocksize;
+	t->wb_fd = -1;
 	fs->io = fs->image_io = c;
 	return 0;
 nomem:
@@ -430,9 +562,22 @@ size_t e2v_txn_io_held(io_channel c, struct e2v_held **v)
 	return t->n;
 }
 
+void e2v_txn_io_set_image_fd(io_channel c, int fd, uint64_t base)
+{
+	struct e2v_txn_io *t = e2v_tio(c);
+
+	if (t->wb_fd >= 0)
+		close(t->wb_fd);
+	t->wb_fd = fd;
+	t->wb_base = base;
+}
+
 void e2v_txn_io_set_dropping(io_channel c, int on)
 {
 	e2v_tio(c)->dropping = on;
+	/* data not yet written went to blocks the last commit leaves free */
+	if (on)
+		e2v_tio(c)->run_n = 0;
 }
 
 void e2v_io_data(ext2_filsys fs, int on)

@@ -24,6 +24,12 @@ void e2v_txn_io_drop_all(io_channel c);
  */
 errcode_t e2v_io_drop_cache(io_channel io);
 void e2v_txn_io_set_dropping(io_channel c, int on);
+/*
+ * The image file behind the channel (@fd, owned by it from now on; the
+ * filesystem at byte @base): each run of data written is handed to the
+ * kernel's writeback at once, so that the commit's fsync() waits for less.
+ */
+void e2v_txn_io_set_image_fd(io_channel c, int fd, uint64_t base);
 
 /*
  * The writes that follow are file data (@on = 1), which go
@@ -31,5 +37,14 @@ void e2v_txn_io_set_dropping(io_channel c, int on);
  * commits.  Nothing happens outside a journaled transaction.
  */
 void e2v_io_data(ext2_filsys fs, int on);
+
+/*
+ * Writes the file data the transaction channel of @fs gathered into one run
+ * (nothing else is pending): before the image is read other than through
+ * the channel, and before a commit's ordered flush.  0 outside a transaction.
+ */
+errcode_t e2v_txn_io_settle(ext2_filsys fs);
+/* the same, only if that run holds one of the blocks [@blk, @blk + @n) */
+errcode_t e2v_txn_io_settle_range(ext2_filsys fs, blk64_t blk, blk64_t n);
 
 #endif /* E2VERITY_TXN_IO_H */

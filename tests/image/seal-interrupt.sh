@@ -132,7 +132,13 @@ fi
 mkimg nj.img src 128M -b 4096 -O ^has_journal || exit 1
 e2fsck -fy nj.img >/dev/null 2>&1
 cp nj.img nj.orig
-E2VERITY_FAULT_AT=30 "$FAULT" seal -q -a nj.img >/dev/null 2>&1
+# killed half-way through its writes (counted first: a run of small files' data is one write)
+cp nj.img nj.count
+rm -f writes.log
+E2VERITY_FAULT_LOG=writes.log "$FAULT" seal -q -a nj.count >/dev/null 2>&1 ||
+	fail "no journal: uncut seal"
+nj_total=$(tail -n 1 writes.log)
+E2VERITY_FAULT_AT=$((nj_total / 2)) "$FAULT" seal -q -a nj.img >/dev/null 2>&1
 check "no journal, killed: state not clean" sh -c \
 	"dumpe2fs -h nj.img 2>/dev/null | grep -q '^Filesystem state: *not clean'"
 e2fsck -n nj.img >nj.fsck 2>&1
