@@ -98,8 +98,7 @@ struct e2verity_check_stats {
 struct e2verity_owners;
 
 struct e2verity_check_opts {
-	unsigned int threads;		  /* hashing threads, as e2verity_params.threads */
-	struct e2verity_workers *workers; /* threads to reuse for every file, or NULL */
+	struct e2verity_threads threads; /* hashing threads, reused for every file */
 	const char *certfile;		  /* verify built-in signatures against this PEM cert */
 	/* require it to chain to this PEM CA; alone, the signature's own certificate is used */
 	const char *cafile;
@@ -138,7 +137,8 @@ struct e2verity_check_opts {
 	int require_ima;
 	/*
 	 * Or NULL: once *@cancel is non-zero, e2verity_check_image() stops
-	 * before the next file with E2VERITY_ET_CANCELLED, as sealing does
+	 * before the next file with E2VERITY_ET_CANCELLED, as sealing does,
+	 * and e2verity_check_inode() returns it before it starts
 	 */
 	const volatile sig_atomic_t *cancel;
 	/* must be zero, as e2verity_params.reserved */
@@ -525,8 +525,7 @@ enum e2verity_trust {
 };
 
 struct e2verity_repair_opts {
-	unsigned int threads;		  /* hashing threads, as e2verity_params.threads */
-	struct e2verity_workers *workers; /* threads to reuse, or NULL */
+	struct e2verity_threads threads; /* hashing threads */
 	/*
 	 * e2verity_repair_tree(): the map proving that the tree blocks written
 	 * in place are the file's own (e2verity_owners_scan(), valid while
@@ -843,7 +842,7 @@ struct e2verity_batch;
 /**
  * e2verity_seal_batch_new() - hash the small files of a batch ahead, on other threads
  * @fs: the filesystem the files will be sealed in, opened from a file or device path
- * @opts: seal options for every file of the batch (@opts->params.threads threads)
+ * @opts: seal options for every file of the batch (@opts->params.threads.count threads)
  * @inos: the inodes, in the order they will be passed to e2verity_seal_inode();
  *        kept, not copied, until e2verity_batch_free()
  * @count: how many
@@ -964,8 +963,8 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
  *       NULL: the bitmaps are read and a transaction is begun and ended here
  * @inos: the inodes, in the order they are sealed (and reported)
  * @count: how many
- * @opts: seal options; @opts->params.threads hashing threads are started
- *        for the run unless @opts->params.workers are given, small files
+ * @opts: seal options; @opts->params.threads.count hashing threads are
+ *        started for the run unless @opts->params.threads.workers are given, small files
  *        are hashed ahead (e2verity_seal_batch_new()) unless @opts->batch
  *        is given, and *@opts->cancel stops the run
  * @plans: what e2verity_seal_preflight() found for these inodes (on this

@@ -119,14 +119,22 @@ void e2verity_workers_free(struct e2verity_workers *w);
 
 /* ---- tree parameters and geometry --------------------------------------- */
 
+/*
+ * How many threads hash, in every option structure that hashes
+ * (e2verity_params, e2verity_check_opts, e2verity_repair_opts): the one place.
+ */
+struct e2verity_threads {
+	unsigned int count; /* 0 or 1: the calling thread only */
+	/* threads started already (e2verity_workers_new()) to reuse, or NULL: @count are started */
+	struct e2verity_workers *workers;
+};
+
 struct e2verity_params {
 	unsigned int hash_alg;	 /* E2VERITY_HASH_*; 0 means SHA-256 */
 	unsigned int block_size; /* Merkle tree block size; 0 means 4096 */
 	const uint8_t *salt;
 	unsigned int salt_size;
-	unsigned int threads; /* hashing threads; 0 or 1 means the calling thread only */
-	/* threads to reuse instead of starting @threads for this file; NULL for none */
-	struct e2verity_workers *workers;
+	struct e2verity_threads threads; /* hashing threads */
 	/*
 	 * Must be zero: room for the fields of later versions, whose zero keeps
 	 * this version's behaviour (E2VERITY_ET_RESERVED_NOT_ZERO otherwise).

@@ -7,7 +7,7 @@
 
 int main(int argc, char *argv[])
 {
-	struct e2verity_seal_opts opts = { .params.threads = 2 }; /* SHA-256, 4 KiB blocks */
+	struct e2verity_seal_opts opts = { .params.threads.count = 2 }; /* SHA-256, 4 KiB blocks */
 	struct e2verity_files_totals totals = { 0 };
 	ext2_ino_t ino, *inos = NULL, *v;
 	struct ext2_inode inode;

@@ -110,7 +110,7 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 		o.owners = own_map;
 	}
 	/* small files are hashed a few files ahead, on other threads, as seal does */
-	err = e2v_ahead_new(fs, inos, n, opts->threads, e2v_check_prepare_ahead,
+	err = e2v_ahead_new(fs, inos, n, opts->threads.count, e2v_check_prepare_ahead,
 			    (void *)opts, &batch);
 	if (err)
 		goto out;

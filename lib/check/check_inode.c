@@ -561,6 +561,8 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
 
 	if (!e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
 		return E2VERITY_ET_RESERVED_NOT_ZERO;
+	if (opts->cancel && *opts->cancel)
+		return E2VERITY_ET_CANCELLED;
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;

@@ -359,7 +359,6 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 		.salt = d->salt,
 		.salt_size = d->salt_size,
 		.threads = c->opts->threads,
-		.workers = c->opts->workers,
 	};
 	struct e2v_tree_check tc = { .c = c, .f = f, .d = d };
 	struct e2verity_geometry geo;

@@ -294,7 +294,6 @@ errcode_t e2verity_repair_tree(ext2_filsys fs, ext2_ino_t ino,
 		.salt = m.desc.salt,
 		.salt_size = m.desc.salt_size,
 		.threads = opts->threads,
-		.workers = opts->workers,
 	};
 	err = e2verity_params_validate(&p);
 	if (!err && p.block_size > fsbs)
@@ -523,8 +522,7 @@ static errcode_t e2v_candidate_digest(ext2_filsys fs, ext2_ino_t ino,
 					      .block_size = cd->block_size,
 					      .salt = cd->salt_size ? cd->salt : NULL,
 					      .salt_size = cd->salt_size,
-					      .threads = o->threads,
-					      .workers = o->workers };
+					      .threads = o->threads };
 	err = e2verity_params_validate(&so.params);
 	if (err)
 		return err;
@@ -647,8 +645,7 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
 					      .block_size = trusted->block_size,
 					      .salt = trusted->salt_size ? trusted->salt : NULL,
 					      .salt_size = trusted->salt_size,
-					      .threads = opts->threads,
-					      .workers = opts->workers };
+					      .threads = opts->threads };
 	so.flags = E2VERITY_SEAL_FORCE;
 	/* the signing step is the last gate: it sees the digest the seal computed itself */
 	so.sign = e2v_reseal_sign;

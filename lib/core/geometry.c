@@ -19,8 +19,8 @@ errcode_t e2verity_params_validate(struct e2verity_params *p)
 		return E2VERITY_ET_BAD_BLOCK_SIZE;
 	if (p->salt_size > E2VERITY_MAX_SALT_SIZE)
 		return E2VERITY_ET_SALT_TOO_LONG;
-	if (p->threads > E2V_MAX_THREADS)
-		p->threads = E2V_MAX_THREADS;
+	if (p->threads.count > E2V_MAX_THREADS)
+		p->threads.count = E2V_MAX_THREADS;
 	if (!e2v_all_zero(p->reserved, sizeof(p->reserved)))
 		return E2VERITY_ET_RESERVED_NOT_ZERO;
 	return 0;

@@ -164,7 +164,7 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 {
 	const unsigned int bs = b->p->block_size;
 	uint64_t chunk_size = e2v_round_up(data_size, bs);
-	struct e2verity_workers *workers = b->p->workers, *own = NULL;
+	struct e2verity_workers *workers = b->p->threads.workers, *own = NULL;
 	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
 	uint8_t *bufs[2] = { NULL, NULL }, *digests = NULL;
 	uint64_t active, pos = 0, hole;
@@ -176,8 +176,8 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 	if (chunk_size > E2V_CHUNK_SIZE)
 		chunk_size = E2V_CHUNK_SIZE;
 	active = data_size / (workers ? E2V_MIN_BYTES_PER_WAKEUP : E2V_MIN_BYTES_PER_THREAD);
-	if (!workers && active > 1 && b->p->threads > 1) {
-		err = e2verity_workers_new(active < b->p->threads ? active : b->p->threads, &own);
+	if (!workers && active > 1 && b->p->threads.count > 1) {
+		err = e2verity_workers_new(active < b->p->threads.count ? active : b->p->threads.count, &own);
 		if (err)
 			return err;
 		workers = own;

@@ -156,8 +156,7 @@ static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 {
 	struct e2verity_params p = j->params;
 
-	p.threads = 1;
-	p.workers = NULL;
+	p.threads = (struct e2verity_threads){ .count = 1 };
 	j->err = e2v_compute_keep(&p, j->size, e2v_job_read, NULL, j, e2v_job_sink, j, &j->res,
 				  keep);
 	j->tail_zero = !j->err && e2v_job_tail_zero(j);

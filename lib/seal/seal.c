@@ -566,7 +566,7 @@ errcode_t e2verity_seal_batch_new(ext2_filsys fs, const struct e2verity_seal_opt
 	*ret = NULL;
 	if (!e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
 		return E2VERITY_ET_RESERVED_NOT_ZERO;
-	return e2v_ahead_new(fs, inos, count, opts->params.threads, e2v_seal_prepare_ahead,
+	return e2v_ahead_new(fs, inos, count, opts->params.threads.count, e2v_seal_prepare_ahead,
 			     (void *)opts, ret);
 }
 

@@ -243,13 +243,13 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 		goto abort;
 	}
 	/* one set of hashing threads for all the files */
-	if (o.params.threads > 1 && !o.params.workers) {
-		err = e2verity_workers_new(o.params.threads, &workers);
+	if (o.params.threads.count > 1 && !o.params.threads.workers) {
+		err = e2verity_workers_new(o.params.threads.count, &workers);
 		if (err) {
 			e2v_files_fail(t, E2VERITY_FILES_THREADS, 0, err);
 			goto abort;
 		}
-		o.params.workers = workers;
+		o.params.threads.workers = workers;
 	}
 	/* the small files are hashed a few files ahead while this thread writes */
 	if (!o.batch) {

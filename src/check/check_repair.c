@@ -110,7 +110,6 @@ static void cli_repair_opts(struct cli_check_run *c, struct cli_image *img,
 {
 	memset(o, 0, sizeof(*o));
 	o->threads = c->opts.threads;
-	o->workers = c->opts.workers;
 	o->txn = img->txn;
 	o->cancel = &cli_cancel;
 	o->verifier = c->verifier;

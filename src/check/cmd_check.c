@@ -105,8 +105,7 @@ static errcode_t cli_on_file(void *ctx, const struct e2verity_check_file *file)
 	}
 	if (cli_progress_active(&c->progress))
 		cli_progress_file(&c->progress, file->data_size, NULL);
-	/* a signal stops the run between files: what was checked is still reported */
-	return cli_cancel ? E2VERITY_ET_CANCELLED : 0;
+	return 0;
 }
 
 static void cli_on_progress(void *ctx, uint64_t done, uint64_t total)
@@ -825,7 +824,7 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 	struct cli_getopt g;
 	int opt, status, bar = 0, progress_fd = -1, letter = 0;
 
-	c->opts.threads = cli_default_threads();
+	c->opts.threads.count = cli_default_threads();
 	c->kernel.page_size = 4096;
 	c->recheck = SIZE_MAX;
 	/* e2fsck's letters where they mean the same: -n, -p (-a), -y, -f, -C, -v, -V, -z */
@@ -877,7 +876,7 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 				return cli_usage_error(cmd, "out of memory");
 			break;
 		case 'j':
-			if (cli_parse_threads(optarg, &c->opts.threads))
+			if (cli_parse_threads(optarg, &c->opts.threads.count))
 				return cli_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
 						       optarg, CLI_THREADS_MAX);
 			break;
@@ -945,6 +944,8 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 	cli_progress_init(&c->progress, bar, progress_fd, c->image);
 	c->opts.finding = cli_on_finding;
 	c->opts.file_done = cli_on_file;
+	/* a signal stops the run between files: what was checked is still reported */
+	c->opts.cancel = &cli_cancel;
 	c->opts.ctx = c;
 	if (cli_progress_active(&c->progress))
 		c->opts.progress = cli_on_progress;
@@ -1058,9 +1059,9 @@ static int cli_check_image(struct cli_check_run *c, struct e2verity_check_stats 
 			fprintf(stderr, CLI_MSG_NO_REPLAY, cli_prog, cli_name(c->image));
 	}
 	/* one set of hashing threads for all the files, the repairs' too */
-	if (c->opts.threads > 1) {
+	if (c->opts.threads.count > 1) {
 		doing = "starting hashing threads for";
-		err = e2verity_workers_new(c->opts.threads, &c->opts.workers);
+		err = e2verity_workers_new(c->opts.threads.count, &c->opts.threads.workers);
 	}
 	if (!err)
 		err = cli_run_check(c, fs, c->paths, c->npaths, st, &c->missing, &doing, &what);
@@ -1088,7 +1089,7 @@ static int cli_check_image(struct cli_check_run *c, struct e2verity_check_stats 
 	/* what was found is judged whole first; the image is opened for writing only if need be */
 	if (!(status & (FSCK_ERROR | FSCK_CANCELED)) && c->mode != CLI_CHECK_READ)
 		status |= cli_check_repair(c);
-	e2verity_workers_free(c->opts.workers);
+	e2verity_workers_free(c->opts.threads.workers);
 	if (cli_check_group(c) && !(status & FSCK_ERROR)) {
 		cli_error(ENOMEM, "while reporting on '%s'", cli_name(c->image));
 		status |= FSCK_ERROR;

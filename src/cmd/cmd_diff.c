@@ -33,8 +33,7 @@ struct cli_diff_fault {
 struct cli_diff_run {
 	const char *names[2]; /* OLD, NEW */
 	int json, verbose, quiet, verify;
-	unsigned int threads;
-	struct e2verity_workers *workers;
+	struct e2verity_threads threads; /* for --verify */
 	struct cli_listing side[2];
 	struct cli_diff_fault *faults;
 	size_t nfaults, cap_faults;
@@ -113,7 +112,6 @@ static errcode_t cli_diff_verify(struct cli_diff_run *c, ext2_filsys fs, struct 
 	errcode_t err = 0;
 
 	o.threads = c->threads;
-	o.workers = c->workers;
 	o.finding = cli_first_error;
 	o.ctx = &first;
 	for (size_t i = 0; i < mf->n && !err && !cli_cancel; i++) {
@@ -403,7 +401,7 @@ static int cli_diff_parse(const struct cli_command *cmd, int argc, char *argv[],
 	struct cli_getopt g;
 	int opt;
 
-	c->threads = cli_default_threads();
+	c->threads.count = cli_default_threads();
 	cli_getopt_init(&g, cmd, argc, argv, "j:qv", longopts);
 	while ((opt = cli_getopt(&g)) != -1) {
 		switch (opt) {
@@ -414,7 +412,7 @@ static int cli_diff_parse(const struct cli_command *cmd, int argc, char *argv[],
 			c->verify = 1;
 			break;
 		case 'j':
-			if (cli_parse_threads(optarg, &c->threads))
+			if (cli_parse_threads(optarg, &c->threads.count))
 				return cli_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
 						       optarg, CLI_THREADS_MAX);
 			break;
@@ -450,8 +448,8 @@ int cmd_diff(const struct cli_command *cmd, int argc, char *argv[])
 	if (status)
 		return status;
 	cli_catch_signals();
-	if (c.verify && c.threads > 1) {
-		err = e2verity_workers_new(c.threads, &c.workers);
+	if (c.verify && c.threads.count > 1) {
+		err = e2verity_workers_new(c.threads.count, &c.threads.workers);
 		if (err) {
 			cli_error(err, "while starting hashing threads");
 			return CLI_EXIT_FAILURE;
@@ -485,6 +483,6 @@ out:
 	free(c.faults);
 	cli_listing_free(&c.side[0]);
 	cli_listing_free(&c.side[1]);
-	e2verity_workers_free(c.workers);
+	e2verity_workers_free(c.threads.workers);
 	return status;
 }

@@ -44,7 +44,7 @@ int cmd_digest(const struct cli_command *cmd, int argc, char *argv[])
 	}
 	if (optind >= argc)
 		return cli_usage_error(cmd, "no FILE given");
-	t.params.threads = cli_default_threads();
+	t.params.threads.count = cli_default_threads();
 	if (e2verity_params_validate(&t.params))
 		return cli_usage_error(cmd, "invalid tree parameters");
 

@@ -56,7 +56,7 @@ int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 		return cli_usage_error(cmd, "no --key given");
 	file = argv[optind];
 	sigfile = argv[optind + 1];
-	t.params.threads = cli_default_threads();
+	t.params.threads.count = cli_default_threads();
 	if (e2verity_params_validate(&t.params))
 		return cli_usage_error(cmd, "invalid tree parameters");
 

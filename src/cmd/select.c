@@ -94,166 +94,72 @@ static errcode_t cli_select_add(struct cli_selection *s, const char *path, ext2_
 	return 0;
 }
 
-/* one directory entry, collected so that entries are visited sorted by name */
-struct cli_dirent {
-	char *name;
-	int len;
-	ext2_ino_t ino;
-	int type; /* EXT2_FT_* */
-	int bad;  /* a name that cannot be joined into a path (cli_dirent_name_bad()) */
-};
-
-struct cli_dirlist {
-	struct cli_dirent *v;
-	size_t n, cap;
-	errcode_t err;
-};
-
-static int cli_collect(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
-		       int blocksize, char *buf, void *priv)
-{
-	struct cli_dirlist *l = priv;
-	int len = ext2fs_dirent_name_len(dirent);
-	int bad = cli_dirent_name_bad(dirent->name, len);
-
-	if ((len == 1 && dirent->name[0] == '.') ||
-	    (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
-		return 0;
-	if (cli_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
-		l->err = ENOMEM;
-		return DIRENT_ABORT;
-	}
-	/* the bytes as they are, a NUL among them included: the name is judged, not cut */
-	l->v[l->n].name = malloc(len + 1);
-	if (!l->v[l->n].name) {
-		l->err = ENOMEM;
-		return DIRENT_ABORT;
-	}
-	memcpy(l->v[l->n].name, dirent->name, len);
-	l->v[l->n].name[len] = '\0';
-	l->v[l->n].len = len;
-	l->v[l->n].ino = dirent->inode;
-	l->v[l->n].type = ext2fs_dirent_file_type(dirent);
-	l->v[l->n].bad = bad;
-	l->n++;
-	return 0;
-}
-
-static int cli_dirent_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct cli_dirent *)a)->name, ((const struct cli_dirent *)b)->name);
-}
-
-static char *cli_join(const char *dir, const char *name)
-{
-	size_t dl = strlen(dir);
-	char *p;
-
-	while (dl && dir[dl - 1] == '/')
-		dl--;
-	if (asprintf(&p, "%.*s/%s", (int)dl, dir, name) < 0)
-		return NULL;
-	return p;
-}
-
 /*
  * A name that would make a path other than the entry's own ("a/../../x", or
  * one cut short at a NUL) is never joined: the file behind it is not
  * selected, and the selection fails, as for an unreadable directory.  The
  * bytes are shown escaped, '/' and NUL as \xHH.
  */
-static void cli_dirent_refuse(struct cli_selection *s, const char *dir, const struct cli_dirent *d)
+static void cli_dirent_refuse(struct cli_selection *s, const struct e2verity_walk_entry *e)
 {
-	char *shown = cli_escape_component(d->name, d->len);
+	char *shown = cli_escape_component(e->name, e->name_len);
 
 	cli_error(EXT2_ET_DIR_CORRUPTED,
 		  "while reading directory '%s': the entry '%s' (inode %u) is not a name a path "
 		  "can hold (e2fsck -f repairs it); not followed",
-		  cli_name(dir), shown ? shown : "?", d->ino);
+		  cli_name(e->dir_path), shown ? shown : "?", e->ino);
 	free(shown);
 	s->errors++;
 }
 
-/* Adds the regular files under directory @dir, depth first, each directory sorted by name. */
-static errcode_t cli_walk(struct cli_selection *s, const char *path, ext2_ino_t dir,
-			  ext2fs_inode_bitmap dirs_seen)
+/* One entry of the library's walk (depth first, each directory by name): the regular files. */
+static int cli_walk_entry(void *ctx, const struct e2verity_walk_entry *e)
 {
-	struct cli_dirlist l = { 0 };
-	errcode_t err;
+	struct cli_selection *s = ctx;
 
-	/* a corrupt image could link a directory twice; never loop */
-	if (ext2fs_test_inode_bitmap2(dirs_seen, dir))
-		return 0;
-	ext2fs_mark_inode_bitmap2(dirs_seen, dir);
-	err = ext2fs_dir_iterate2(s->fs, dir, 0, NULL, cli_collect, &l);
-	if (!err)
-		err = l.err;
-	if (err) {
-		cli_error(err, "while reading directory '%s'", cli_name(path));
+	if (!e->path) {
+		cli_dirent_refuse(s, e);
+		return E2VERITY_WALK_NEXT;
+	}
+	if (e->err && e->type == EXT2_FT_UNKNOWN) {
+		cli_error(e->err, "while reading the inode of '%s'", cli_name(e->path));
 		s->errors++;
-		err = 0;
-		goto out;
+		return E2VERITY_WALK_NEXT;
 	}
-	if (l.n)
-		qsort(l.v, l.n, sizeof(*l.v), cli_dirent_cmp);
-	for (size_t i = 0; i < l.n && !err; i++) {
-		struct ext2_inode inode;
-		char *child;
-		int type = l.v[i].type;
-
-		if (l.v[i].bad) {
-			cli_dirent_refuse(s, path, &l.v[i]);
-			continue;
-		}
-		child = cli_join(path, l.v[i].name);
-		if (!child) {
-			err = ENOMEM;
-			break;
-		}
-		if (type == EXT2_FT_UNKNOWN) {
-			/* no file types in the directory (old filesystems): ask the inode */
-			err = ext2fs_read_inode(s->fs, l.v[i].ino, &inode);
-			if (err) {
-				cli_error(err, "while reading the inode of '%s'", cli_name(child));
-				s->errors++;
-				err = 0;
-				free(child);
-				continue;
-			}
-			type = LINUX_S_ISDIR(inode.i_mode)   ? EXT2_FT_DIR
-			       : LINUX_S_ISREG(inode.i_mode) ? EXT2_FT_REG_FILE
-							     : EXT2_FT_UNKNOWN;
-		}
-		if (cli_select_excluded(s, child)) {
-			if (s->verbose)
-				fprintf(stderr, "%s: excluded '%s'\n", cli_prog, cli_name(child));
-		} else if (type == EXT2_FT_DIR) {
-			err = cli_walk(s, child, l.v[i].ino, dirs_seen);
-		} else if (type == EXT2_FT_REG_FILE) {
-			err = cli_select_add(s, child, l.v[i].ino, 1);
-		}
-		free(child);
+	/* a directory the walk could not read (the one it started from included) */
+	if (e->err && !e->dir_path) {
+		cli_error(e->err, "while reading directory '%s'", cli_name(e->path));
+		s->errors++;
+		return E2VERITY_WALK_NEXT;
 	}
-out:
-	for (size_t i = 0; i < l.n; i++)
-		free(l.v[i].name);
-	free(l.v);
-	return err;
+	if (cli_select_excluded(s, e->path)) {
+		if (s->verbose)
+			fprintf(stderr, "%s: excluded '%s'\n", cli_prog, cli_name(e->path));
+		return E2VERITY_WALK_SKIP;
+	}
+	if (e->err) {
+		cli_error(e->err, "while reading directory '%s'", cli_name(e->path));
+		s->errors++;
+	} else if (e->type == EXT2_FT_REG_FILE) {
+		s->walk_err = cli_select_add(s, e->path, e->ino, 1);
+		if (s->walk_err)
+			return E2VERITY_WALK_STOP;
+	}
+	return E2VERITY_WALK_NEXT;
 }
 
+/* Adds the regular files under directory @dir, as e2verity_walk() meets them. */
 static errcode_t cli_walk_from(struct cli_selection *s, const char *path, ext2_ino_t dir)
 {
-	ext2fs_inode_bitmap dirs_seen;
 	errcode_t err;
 
-	err = ext2fs_allocate_inode_bitmap(s->fs, "walked directories", &dirs_seen);
-	if (err) {
+	s->walk_err = 0;
+	err = e2verity_walk(s->fs, dir, path, cli_walk_entry, s);
+	if (err == E2VERITY_ET_NO_MEMORY)
+		return ENOMEM; /* reported by the caller, as any other ENOMEM of the selection */
+	if (err)
 		cli_error(err, "while reading directory '%s'", cli_name(path));
-		return err;
-	}
-	err = cli_walk(s, path, dir, dirs_seen);
-	ext2fs_free_inode_bitmap(dirs_seen);
-	return err;
+	return err ? err : s->walk_err;
 }
 
 errcode_t cli_select_path(struct cli_selection *s, const char *name)

@@ -29,6 +29,7 @@ struct cli_selection {
 	ext2fs_inode_bitmap only; /* when set: only these inodes are selected */
 	int verbose;
 	unsigned int errors; /* paths that could not be selected (each reported) */
+	errcode_t walk_err;  /* what stopped the walk of a directory (ENOMEM) */
 };
 
 errcode_t cli_select_init(struct cli_selection *s, ext2_filsys fs, const char *image);

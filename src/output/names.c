@@ -183,12 +183,6 @@ ssize_t cli_unescape(char *s)
 	*w = '\0';
 	return -1;
 }
-
-int cli_dirent_name_bad(const char *name, int len)
-{
-	return len == 0 || memchr(name, '/', len) || memchr(name, '\0', len);
-}
-
 int cli_path_contained(const char *path)
 {
 	const char *p = path;

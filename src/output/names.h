@@ -35,13 +35,6 @@ int cli_hex_digit(char c);
  * backslash that does not start '\\', '\n', '\t' or '\xHH' (HH not 00).
  */
 ssize_t cli_unescape(char *s);
-
-/*
- * 1 if a directory entry's name cannot be joined into a path: empty, or a
- * '/' or a NUL in it (e2fsck repairs such names).  "." and ".." are never
- * joined either: every walk skips them, wherever they are.
- */
-int cli_dirent_name_bad(const char *name, int len);
 /*
  * 1 if no component of @path is "." or "..": joined to a directory on the
  * host, it stays inside that directory.

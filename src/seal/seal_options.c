@@ -94,7 +94,7 @@ int cli_seal_parse(const struct cli_command *cmd, int argc, char *argv[], struct
 	struct cli_getopt g;
 	int opt, r;
 
-	c->tree.params.threads = cli_default_threads();
+	c->tree.params.threads.count = cli_default_threads();
 	c->so.embed = -1;
 	cli_getopt_init(&g, cmd, argc, argv, CLI_WRITE_SHORTOPTS "j:p", longopts);
 	g.repeatable = repeatable;
@@ -120,7 +120,7 @@ int cli_seal_parse(const struct cli_command *cmd, int argc, char *argv[], struct
 			c->opts.flags |= E2VERITY_SEAL_IMMUTABLE;
 			break;
 		case 'j':
-			if (cli_parse_threads(optarg, &c->tree.params.threads))
+			if (cli_parse_threads(optarg, &c->tree.params.threads.count))
 				return cli_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
 						       optarg, CLI_THREADS_MAX);
 			break;

@@ -12,9 +12,9 @@ int cli_seal_workers_start(struct cli_seal_run *c)
 {
 	errcode_t err;
 
-	if (c->opts.params.threads <= 1)
+	if (c->opts.params.threads.count <= 1)
 		return 0;
-	err = e2verity_workers_new(c->opts.params.threads, &c->opts.params.workers);
+	err = e2verity_workers_new(c->opts.params.threads.count, &c->opts.params.threads.workers);
 	if (err) {
 		cli_error(err, "while starting hashing threads for '%s'", cli_name(c->w.image));
 		return -1;
@@ -24,8 +24,8 @@ int cli_seal_workers_start(struct cli_seal_run *c)
 
 void cli_seal_workers_stop(struct cli_seal_run *c)
 {
-	e2verity_workers_free(c->opts.params.workers);
-	c->opts.params.workers = NULL;
+	e2verity_workers_free(c->opts.params.threads.workers);
+	c->opts.params.threads.workers = NULL;
 }
 
 /*

@@ -84,7 +84,7 @@ int main(int argc, char *argv[])
 		goto close;
 	}
 	/* the library judges every file and the space first, then seals in transactions */
-	opts.params.threads = atoi(argv[2]);
+	opts.params.threads.count = atoi(argv[2]);
 	if (!err)
 		err = e2verity_seal_files(fs, NULL, inos, n, &opts, NULL, &cb, &tot);
 	/* the library's check of what it sealed; a cancel flag set stops it before any file */

@@ -136,7 +136,7 @@ static errcode_t file_done(void *ctx, const struct e2verity_check_file *f)
 int main(int argc, char *argv[])
 {
 	unsigned int files = 0;
-	struct e2verity_check_opts opts = { .threads = 2, .file_done = file_done, .ctx = &files };
+	struct e2verity_check_opts opts = { .threads.count = 2, .file_done = file_done, .ctx = &files };
 	struct e2verity_check_stats st = { 0 };
 	char name[4096];
 	ext2_filsys fs;

@@ -104,8 +104,7 @@ static void run_vector_with(const struct vector *v, unsigned int threads,
 		.block_size = v->block_size,
 		.salt = salt,
 		.salt_size = strlen(v->salt_hex) / 2,
-		.threads = threads,
-		.workers = workers,
+		.threads = { .count = threads, .workers = workers },
 	};
 	struct e2verity_result res;
 	struct tree_buf t = { 0 };
@@ -389,7 +388,7 @@ static errcode_t sink_fails(void *ctx, const void *block, size_t size, uint64_t 
 
 START_TEST(test_callback_errors)
 {
-	struct e2verity_params p = { .threads = _i };
+	struct e2verity_params p = { .threads.count = _i };
 	struct e2verity_result res;
 	uint64_t size = 5 << 20;
 

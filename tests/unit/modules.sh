@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# modules.sh - libe2verity is layered (core, ext4, txn, seal, check), its core needs no ext2fs, no cycles
+# modules.sh - lib/ is layered (core, ext4, txn, seal, check), its core needs no ext2fs; lib/ and src/ have no cycles
 #
 # A module is lib/LAYER/NAME.c with its header lib/LAYER/NAME.h; the layers, lowest first, are
 # core ext4 txn seal check.  The proofs:
@@ -10,8 +10,8 @@
 #  3. every function an internal header declares is defined in that header's own .c;
 #  4. the core includes no ext2fs header, directly or through another header (the compiler's
 #     own list of what each lib/core/*.c reads, system headers included);
-#  5. the command (src/) defines no global the library defines too: linked as one program (the
-#     sanitizer build of tests/check/check-fuzz.sh) they would clash.
+#  5. the command's files, by tests/unit/modules-src.sh: no cycle, each header its file's alone, a
+#     prefix of its own (cli_), no dead global, and no global the library defines too.
 # private.h, core/core.h (inline helpers only) and the public headers belong to no module.
 . "${top_srcdir:-.}/tests/lib.sh"
 src=${top_srcdir:-.}/lib
@@ -115,20 +115,14 @@ else
 	fail "no C compiler ($cc) to list lib/core's headers"
 fi
 
-# 5. no global both in lib/ and in src/
-sobj=${top_builddir:-.}/src
-find "$sobj" -name 'e2verity-*.o' >"$T_TMP/srcobjs"
-if [ -s "$T_TMP/srcobjs" ]; then
-	awk '{ print $1 }' "$T_TMP/d" | sort -u >"$T_TMP/libdefs"
-	# shellcheck disable=SC2046
-	nm $(cat "$T_TMP/srcobjs") | awk '$2 ~ /^[TDRBV]$/ { print $3 }' | sort -u >"$T_TMP/srcdefs"
-	both=$(comm -12 "$T_TMP/libdefs" "$T_TMP/srcdefs" | tr '\n' ' ')
-	if [ -n "$both" ]; then
-		fail "defined both in lib/ and src/: $both"
-	else
-		pass "no global defined both in lib/ and src/"
-	fi
-fi
+# 5. the command, src/: tests/unit/modules-src.sh (no cycle, one header per file, its own
+#    prefix, no dead global, no global of the library's)
+sh "${top_srcdir:-.}/tests/unit/modules-src.sh"
+case $? in
+0) pass "src/: modules-src.sh" ;;
+77) echo "src/: modules-src.sh skipped (the command's objects are not built)" ;;
+*) fail "src/: modules-src.sh (its failures above)" ;;
+esac
 
 echo "modules: $T_PASSED passed, $T_FAILED failed"
 [ "$T_FAILED" -eq 0 ]
