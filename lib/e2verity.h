@@ -191,9 +191,10 @@ errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t 
 
 /* One entry of a directory, as e2verity_walk() meets it */
 struct e2verity_walk_entry {
-	const char *path;     /* absolute ("/etc/passwd"); NULL for a name no path can hold ('/' or NUL in it) */
+	/* absolute ("/etc/passwd"); NULL for a name no path can hold ('/' or NUL in it) */
+	const char *path;
 	const char *dir_path; /* the directory's path; NULL when @err is the directory's own */
-	const char *name;     /* the entry's bytes, NUL-terminated (see @name_len for a NUL among them) */
+	const char *name;     /* the entry's bytes, NUL-terminated (a NUL may be among them) */
 	int name_len;
 	ext2_ino_t ino;
 	unsigned int type; /* EXT2_FT_*: the entry's, or the inode's when the directory records none */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* private.h - what every source above the core includes: the core's helpers and the ext4 interface */
+/* private.h - what every source above the core includes: core helpers and the ext4 interface */
 #ifndef E2VERITY_PRIVATE_H
 #define E2VERITY_PRIVATE_H
 

@@ -8,8 +8,7 @@
 #include "verity_inodes.h"
 
 /* every verity inode, and its i_size in *@sizes when @sizes (for progress) */
-errcode_t e2v_list_verity(ext2_filsys fs, ext2_ino_t **inos, uint64_t **sizes,
-				 size_t *count)
+errcode_t e2v_list_verity(ext2_filsys fs, ext2_ino_t **inos, uint64_t **sizes, size_t *count)
 {
 	struct ext2_inode_large inode;
 	ext2_inode_scan scan = NULL;

@@ -103,8 +103,9 @@ static errcode_t e2v_walk_dir(struct e2v_walker *w, ext2_ino_t dir, const char *
 		goto out;
 	if (err || l.err) {
 		/* an unreadable directory only hides what is below it */
-		struct e2verity_walk_entry e = { .path = path, .ino = dir, .type = EXT2_FT_DIR,
-						 .err = err ? err : l.err };
+		struct e2verity_walk_entry e = {
+			.path = path, .ino = dir, .type = EXT2_FT_DIR, .err = err ? err : l.err
+		};
 
 		e.name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		e.name_len = strlen(e.name);
@@ -116,8 +117,10 @@ static errcode_t e2v_walk_dir(struct e2v_walker *w, ext2_ino_t dir, const char *
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), e2v_walk_cmp);
 	for (size_t i = 0; i < l.n && !err && !w->stop; i++) {
-		struct e2verity_walk_entry e = { .dir_path = path, .name = l.v[i].name,
-						 .name_len = l.v[i].len, .ino = l.v[i].ino,
+		struct e2verity_walk_entry e = { .dir_path = path,
+						 .name = l.v[i].name,
+						 .name_len = l.v[i].len,
+						 .ino = l.v[i].ino,
 						 .type = l.v[i].type };
 		char *child = NULL;
 		int r;
@@ -132,7 +135,7 @@ static errcode_t e2v_walk_dir(struct e2v_walker *w, ext2_ino_t dir, const char *
 			}
 			e.path = child;
 			if (e.type == EXT2_FT_UNKNOWN) {
-				/* no file types in the directory (old filesystems): ask the inode */
+				/* no file types in the directory (old ext2): ask the inode */
 				struct ext2_inode inode;
 
 				e.err = ext2fs_read_inode(w->fs, e.ino, &inode);
@@ -142,8 +145,10 @@ static errcode_t e2v_walk_dir(struct e2v_walker *w, ext2_ino_t dir, const char *
 									       : EXT2_FT_UNKNOWN;
 			}
 		}
-		/* an inode number past the table is no directory to read (nor to test in a bitmap) */
-		if (e.path && e.type == EXT2_FT_DIR && (!e.ino || e.ino > w->fs->super->s_inodes_count))
+		/* an inode number past the table is no directory to read (nor to test in a bitmap)
+		 */
+		if (e.path && e.type == EXT2_FT_DIR &&
+		    (!e.ino || e.ino > w->fs->super->s_inodes_count))
 			e.err = EXT2_ET_BAD_INODE_NUM;
 		r = e2v_walk_call(w, &e);
 		if (r == E2VERITY_WALK_NEXT && e.path && !e.err && e.type == EXT2_FT_DIR)
