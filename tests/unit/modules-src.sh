@@ -32,7 +32,7 @@ while read -r c; do
 	o=$obj/$(dirname "$rel")/e2verity-$m.o
 	[ -e "$o" ] || continue
 	n=$((n + 1))
-	nm "$o" | awk -v m="$m" '$2 ~ /^[TDRBV]$/ { print $3, m }' >>"$T_TMP/defs"
+	nm "$o" | awk -v m="$m" '$2 ~ /^[TDRBV]$/ && $3 !~ /^__/ { print $3, m }' >>"$T_TMP/defs"
 	nm "$o" | awk -v m="$m" '$1 == "U" { print $2, m }' >>"$T_TMP/uses"
 done <"$T_TMP/sources"
 [ "$n" -gt 0 ] || skip "no objects of the command under $obj"
@@ -117,7 +117,7 @@ esac
 lobj=${top_builddir:-.}/lib
 find "$lobj" -name '*.o' >"$T_TMP/libobjs"
 if [ -s "$T_TMP/libobjs" ]; then
-	xargs nm <"$T_TMP/libobjs" 2>/dev/null | awk '$2 ~ /^[TDRBV]$/ { print $3 }' | sort -u >"$T_TMP/libdefs"
+	xargs nm <"$T_TMP/libobjs" 2>/dev/null | awk '$2 ~ /^[TDRBV]$/ && $3 !~ /^__/ { print $3 }' | sort -u >"$T_TMP/libdefs"
 	awk '{ print $1 }' "$T_TMP/d" | sort -u >"$T_TMP/srcdefs"
 	both=$(comm -12 "$T_TMP/libdefs" "$T_TMP/srcdefs" | tr '\n' ' ')
 	if [ -n "$both" ]; then

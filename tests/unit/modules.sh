@@ -13,6 +13,7 @@
 #  5. the command's files, by tests/unit/modules-src.sh: no cycle, each header its file's alone, a
 #     prefix of its own (cli_), no dead global, and no global the library defines too.
 # private.h, core/core.h (inline helpers only) and the public headers belong to no module.
+# Symbols the compiler or a sanitizer makes (__odr_asan.NAME, ...) are nobody's.
 . "${top_srcdir:-.}/tests/lib.sh"
 src=${top_srcdir:-.}/lib
 obj=${top_builddir:-.}/lib
@@ -57,7 +58,7 @@ while read -r m _ l; do
 	o=$obj/$l/.libs/libe2verity_la-$m.o
 	[ -e "$o" ] || o=$obj/$l/libe2verity_la-$m.o
 	[ -e "$o" ] || { fail "no object of lib/$l/$m.c under $obj"; continue; }
-	nm "$o" | awk -v m="$m" '$2 ~ /^[TDRBV]$/ { print $3, m }' >>"$T_TMP/defs"
+	nm "$o" | awk -v m="$m" '$2 ~ /^[TDRBV]$/ && $3 !~ /^__/ { print $3, m }' >>"$T_TMP/defs"
 	nm "$o" | awk -v m="$m" '$1 == "U" { print $2, m }' >>"$T_TMP/uses"
 done <"$T_TMP/modules"
 sort -k1,1 "$T_TMP/defs" >"$T_TMP/d"
