@@ -2,6 +2,7 @@
 /* names.c - one way to print a name, one way to read a printed name back */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,9 @@ ssize_t cli_unescape(char *s)
 	*w = '\0';
 	return -1;
 }
-int cli_path_contained(const char *path)
+
+/* 1 if no component of @path is "." or "..": joined to a directory on the host, it stays inside */
+static int cli_path_contained(const char *path)
 {
 	const char *p = path;
 
@@ -198,6 +201,28 @@ int cli_path_contained(const char *path)
 		p += len;
 	}
 	return 1;
+}
+
+errcode_t cli_detached_path(const char *dir, const char *path, const char *ext, char **out)
+{
+	char *esc;
+	int r;
+
+	*out = NULL;
+	if (!cli_path_contained(path))
+		return EINVAL;
+	while (*path == '/')
+		path++;
+	esc = cli_escape(path);
+	if (!esc)
+		return ENOMEM;
+	r = asprintf(out, "%s/%s%s", dir, esc, ext);
+	free(esc);
+	if (r < 0) {
+		*out = NULL;
+		return ENOMEM;
+	}
+	return 0;
 }
 
 void cli_json_name(struct cli_json *j, const char *key, const char *name)

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <sys/types.h>
+#include <et/com_err.h>
 
 #include "output/json.h"
 
@@ -36,10 +37,13 @@ int cli_hex_digit(char c);
  */
 ssize_t cli_unescape(char *s);
 /*
- * 1 if no component of @path is "." or "..": joined to a directory on the
- * host, it stays inside that directory.
+ * A file next to the image's for the one at @path inside it: @dir/<@path
+ * without its leading '/', escaped as e2verity prints it>@ext.  Made of the
+ * printed form, so that `while read -r hex path` finds the same file for
+ * every name; and it never leaves @dir: a path with a "." or ".."
+ * component is refused (EINVAL).
  */
-int cli_path_contained(const char *path);
+errcode_t cli_detached_path(const char *dir, const char *path, const char *ext, char **out);
 
 /*
  * A name in JSON: the string @key, and when the name is not valid UTF-8 (a

@@ -81,32 +81,6 @@ static int cli_ima_detached_keep(void *ctx, unsigned int alg, const uint8_t *dig
 	       memcmp(h.sig, d->bytes, d->size) == 0;
 }
 
-/*
- * DIR/<path inside the image without its leading '/'>.ima, the path written
- * as e2verity prints it, as --signatures-from finds its .sig files
- */
-static errcode_t cli_ima_path(const struct cli_seal_run *c, const char *path, char **out)
-{
-	char *esc;
-	int r;
-
-	*out = NULL;
-	if (!cli_path_contained(path))
-		return EINVAL;
-	while (*path == '/')
-		path++;
-	esc = cli_escape(path);
-	if (!esc)
-		return ENOMEM;
-	r = asprintf(out, "%s/%s.ima", c->ima_sigsrc, esc);
-	free(esc);
-	if (r < 0) {
-		*out = NULL;
-		return ENOMEM;
-	}
-	return 0;
-}
-
 /* Reads one file whole; one larger than any value is refused unread. */
 static errcode_t cli_read_small(const char *path, uint8_t **ret, size_t *size)
 {
@@ -313,7 +287,7 @@ int cli_ima_detached_load(struct cli_seal_run *c, const struct cli_selection *se
 			memcpy(d->digest, line->digest, sizeof(d->digest));
 			d->verified = -1;
 		} else {
-			err = cli_ima_path(c, sel->v[i].path, &path);
+			err = cli_detached_path(c->ima_sigsrc, sel->v[i].path, ".ima", &path);
 			if (!err)
 				err = cli_read_small(path, &d->bytes, &d->size);
 			if (err) {

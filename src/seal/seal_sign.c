@@ -94,38 +94,18 @@ static errcode_t cli_read_sig(const char *path, struct cli_detached *d)
 }
 
 /*
- * DIR/<path inside the image without its leading '/'>.sig, the path written
- * as e2verity prints it (the line of a manifest, escaped), or the one
- * --signature file.  The name on the host is made of the printed form, so
- * that `while read -r hex path` finds the same file for every name; and it
- * never leaves DIR: a path with a "." or ".." component is refused (the
- * selection never makes one: names are normalised, and a directory entry
- * that is not a name is not followed).
+ * DIR/<path inside the image without its leading '/'>.sig
+ * (cli_detached_path()), or the one --signature file.  The selection never
+ * makes a path with a "." or ".." component: names are normalised, and a
+ * directory entry that is not a name is not followed.
  */
 static errcode_t cli_sig_path(const struct cli_seal_run *c, const char *path, char **out)
 {
-	char *esc;
-	int r;
-
-	*out = NULL;
 	if (c->sigfile) {
 		*out = strdup(c->sigfile);
 		return *out ? 0 : ENOMEM;
 	}
-	if (!cli_path_contained(path))
-		return EINVAL;
-	while (*path == '/')
-		path++;
-	esc = cli_escape(path);
-	if (!esc)
-		return ENOMEM;
-	r = asprintf(out, "%s/%s.sig", c->sigdir, esc);
-	free(esc);
-	if (r < 0) {
-		*out = NULL;
-		return ENOMEM;
-	}
-	return 0;
+	return cli_detached_path(c->sigdir, path, ".sig", out);
 }
 
 /*
