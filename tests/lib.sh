@@ -113,6 +113,17 @@ fsverity_lines()
 	done) | LC_ALL=C sort
 }
 
+# peak_rss CMD...: the peak RSS of CMD in KiB, -1 if it failed; its standard output goes to ./out
+peak_rss()
+{
+	python3 -c '
+import resource, subprocess, sys
+with open("out", "wb") as o:
+    rc = subprocess.run(sys.argv[1:], stdout=o).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -1)
+' "$@"
+}
+
 # ---- bytes --------------------------------------------------------------------------------------
 
 # hex2bin HEX: the bytes, with POSIX tools only (printf octal escapes)

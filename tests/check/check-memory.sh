@@ -24,25 +24,14 @@ files()
 	done
 }
 
-# peak KIB CMD...: the peak RSS of CMD (its output in out), in KiB
-peak()
-{
-	python3 -c '
-import resource, subprocess, sys
-with open("out", "wb") as o:
-    rc = subprocess.run(sys.argv[1:], stdout=o).returncode
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -1)
-' "$@"
-}
-
 for n in 1000 20000; do
 	files src$n $n
 	mkimg img$n src$n 256M -b 4096 -N $((n + 1000)) || fail "making the image of $n files"
 	"$E2VERITY" seal -q -a img$n || fail "sealing $n files"
 done
-small=$(peak "$E2VERITY" check -j 2 img1000)
+small=$(peak_rss "$E2VERITY" check -j 2 img1000)
 check "1,000 files: check passes" grep -q '^img1000: 1000 files checked, 1000 passed' out
-large=$(peak "$E2VERITY" check -j 2 img20000)
+large=$(peak_rss "$E2VERITY" check -j 2 img20000)
 check "20,000 files: check passes" grep -q '^img20000: 20000 files checked, 20000 passed' out
 check "20,000 files: only the summary line" test "$(wc -l <out)" -eq 1
 # the sanitizers' allocator keeps what is freed for a while (quarantine): RSS says nothing there

@@ -22,24 +22,13 @@ for i in range(n):
 PY
 }
 
-# peak CMD...: the peak RSS of CMD (its output in out), in KiB; -1 if it failed
-peak()
-{
-	python3 -c '
-import resource, subprocess, sys
-with open("out", "wb") as o:
-    rc = subprocess.run(sys.argv[1:], stdout=o).returncode
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -1)
-' "$@"
-}
-
 for n in 1000 20000; do
 	files src$n $n
 	mkimg img$n src$n 256M -b 4096 -N $((n + 1000)) || fail "making the image of $n files"
 done
-small=$(peak "$E2VERITY" seal -a img1000)
+small=$(peak_rss "$E2VERITY" seal -a img1000)
 check "1,000 files: seal -a lists every file" test "$(wc -l <out)" -eq 1000
-large=$(peak "$E2VERITY" seal -a img20000)
+large=$(peak_rss "$E2VERITY" seal -a img20000)
 check "20,000 files: seal -a lists every file" test "$(wc -l <out)" -eq 20000
 e2fsck -fn img20000 >fsck.out 2>&1
 check "20,000 files: e2fsck -fn finds nothing" test $? -eq 0
@@ -48,8 +37,8 @@ if command -v fsverity >/dev/null 2>&1; then
 	check "a digest is fsverity's" grep -q "^$(cut -d' ' -f1 want) /d7/f12307\$" out
 fi
 # a second run skips every file: each digest printed is read again from the image
-small2=$(peak "$E2VERITY" seal -a img1000)
-large2=$(peak "$E2VERITY" seal -a img20000)
+small2=$(peak_rss "$E2VERITY" seal -a img1000)
+large2=$(peak_rss "$E2VERITY" seal -a img20000)
 check "resealing 20,000 files: the same digests" test "$(wc -l <out)" -eq 20000
 # the sanitizers' allocator keeps what is freed for a while (quarantine): RSS says nothing there
 if [ -n "${ASAN_OPTIONS:-}" ]; then
