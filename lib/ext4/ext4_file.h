@@ -25,7 +25,8 @@ struct e2v_ext4_file {
 	 * kernel refuses, and where.  Otherwise EXTENT_PAST_INDEX, or nothing.
 	 */
 	struct e2v_extent_fault fault;
-	uint8_t *bounce; /* one fs block */
+	int open;	 /* opened, not closed since: the owner's quota may have changed */
+	uint8_t *bounce; /* one fs block, e2v_ext4_file_bounce()'s */
 	/*
 	 * Set by a reader that writes nothing: reads go to @fd at @base with
 	 * pread(), past libext2fs' small block cache, which then keeps the
@@ -76,6 +77,8 @@ errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_fil
 errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 				struct e2v_ext4_file *f);
 void e2v_ext4_file_close(struct e2v_ext4_file *f);
+/* @f's buffer of one filesystem block, made at its first use (most files never need it); NULL: no memory */
+uint8_t *e2v_ext4_file_bounce(struct e2v_ext4_file *f);
 /* Re-reads the inode and its extents after the file was changed (errors as open). */
 errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f);
 
