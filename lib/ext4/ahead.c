@@ -154,8 +154,14 @@ static int e2v_job_tail_zero(struct e2v_ahead_job *j)
 
 static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 {
-	struct e2verity_params p = j->params;
+	struct e2verity_params p;
 
+	if (j->finish) {
+		j->err = j->finish(j->finish_ctx, j);
+		if (j->err)
+			return;
+	}
+	p = j->params;
 	p.threads = (struct e2verity_threads){ .count = 1 };
 	j->err = e2v_compute_keep(&p, j->size, e2v_job_read, NULL, j, e2v_job_sink, j, &j->res,
 				  keep);
@@ -263,6 +269,7 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 		j->fd = a->fd;
 		j->base = a->base;
 		j->fs_block_size = a->fs->blocksize;
+		j->fs = a->fs;
 		j->state = E2V_JOB_DONE;
 		err = a->prepare(a->ctx, a->fs, j);
 		if (err || j->size > E2V_AHEAD_MAX_FILE || !j->nr_extents) {
