@@ -27,6 +27,8 @@ static errcode_t e2v_check_finish_ahead(const void *ctx, struct e2v_ahead_job *j
 		.direct = 1,
 		.fd = j->fd,
 		.base = j->base,
+		.map = j->map,
+		.map_len = j->map_len,
 	};
 	struct e2v_verity_meta m;
 	errcode_t err;

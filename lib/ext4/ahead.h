@@ -28,6 +28,8 @@ struct e2v_ahead_job {
 	uint64_t base; /* the filesystem's byte offset in the file behind @fd */
 	unsigned int fs_block_size;
 	ext2_filsys fs; /* for @finish: its fields that never change (block size) only */
+	const uint8_t *map; /* @fd mapped read-only, or NULL: for e2v_read_at() */
+	uint64_t map_len;
 	/* signs the digest on the hashing thread too, when set: E2VERITY_SEAL_SIGN_ANY_THREAD */
 	e2verity_sign_fn sign;
 	void *sign_ctx;

@@ -370,6 +370,15 @@ errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos)
 	return 0;
 }
 
+errcode_t e2v_read_at(int fd, const uint8_t *map, uint64_t map_len, void *buf, size_t count,
+		      uint64_t pos)
+{
+	if (!map || pos > map_len || count > map_len - pos)
+		return e2v_pread_all(fd, buf, count, pos);
+	memcpy(buf, map + pos, count);
+	return 0;
+}
+
 static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
 {
 	const unsigned int bs = f->fs->blocksize;
@@ -397,9 +406,9 @@ static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t coun
 			run_bytes = (e->lblk + e->len - lblk) * bs - in_block;
 			if (run_bytes > count)
 				run_bytes = count;
-			err = e2v_pread_all(f->fd, out, run_bytes,
-					    f->base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs +
-						    in_block);
+			err = e2v_read_at(f->fd, f->map, f->map_len, out, run_bytes,
+					  f->base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs +
+						  in_block);
 			if (err)
 				return err;
 		} else if (in_block || count < bs) {

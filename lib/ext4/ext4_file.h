@@ -34,6 +34,9 @@ struct e2v_ext4_file {
 	 */
 	int direct, fd;
 	uint64_t base;
+	/* @fd mapped read-only from its byte 0 (@map_len bytes), or NULL: e2v_read_at() */
+	const uint8_t *map;
+	uint64_t map_len;
 	/* read directly: a small metadata region, read whole at its first use */
 	uint8_t *meta;
 	/* e2v_ext4_file_map_bytes(): the image mapped read-only, window by window */
@@ -99,6 +102,13 @@ errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, u
 
 /* Reads @count bytes at byte @pos of @fd, all of them (EINTR and short reads retried). */
 errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos);
+/*
+ * The same, copied from @map (@fd mapped read-only from its byte 0, @map_len
+ * bytes) when it holds them: a small file's few blocks cost a system call
+ * each otherwise, more than the copy
+ */
+errcode_t e2v_read_at(int fd, const uint8_t *map, uint64_t map_len, void *buf, size_t count,
+		      uint64_t pos);
 
 /*
  * Maps logical block @lblk to its physical block and the number of blocks that
