@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* sha256_x16.c - SHA-256 of up to sixteen equal-length messages at once, one per 32-bit vector lane */
+/* sha256_x16.c - SHA-256 of up to sixteen equal-length messages at once, one per vector lane */
 #include "config.h"
 
 #include <string.h>
@@ -64,8 +64,8 @@ static const uint32_t e2v_x16_k[64] = {
 
 /* W[t] in place of W[t-16], the sixteen last words kept in a ring */
 #define E2V_SCHED(w, j)                                                                            \
-	((w)[j] += E2V_SSIG1((w)[((j) + 14) & 15]) + (w)[((j) + 9) & 15] +                         \
-		   E2V_SSIG0((w)[((j) + 1) & 15]))
+	((w)[j] +=                                                                                 \
+	 E2V_SSIG1((w)[((j) + 14) & 15]) + (w)[((j) + 9) & 15] + E2V_SSIG0((w)[((j) + 1) & 15]))
 
 /* eight rounds from round t + j, @KW(j) the round's K + W */
 #define E2V_RND8(KW, j)                                                                            \
