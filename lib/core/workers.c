@@ -59,8 +59,10 @@ static errcode_t e2v_worker_adopt(struct e2v_worker *w, struct e2verity_hasher *
 static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size_t first,
 				 size_t last, unsigned int bs, uint8_t *digests)
 {
-	unsigned int ds = e2v_hasher_digest_size(w->hasher);
-	size_t held = SIZE_MAX; /* a block waiting for a partner in the two-lane hash */
+	unsigned int ds = e2v_hasher_digest_size(w->hasher), n = 0;
+	/* blocks waiting to be hashed together: up to sixteen side by side, or in pairs */
+	const void *batch[E2V_HASHER_MANY];
+	uint8_t *out[E2V_HASHER_MANY];
 	errcode_t err;
 
 	for (size_t i = first; i < last; i++) {
@@ -80,19 +82,16 @@ static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size
 			w->zero_block_size = bs;
 			continue;
 		}
-		if (held == SIZE_MAX) {
-			held = i;
+		batch[n] = block;
+		out[n++] = digest;
+		if (n < E2V_HASHER_MANY)
 			continue;
-		}
-		err = e2v_hasher_pair(w->hasher, data + held * bs, block, bs, digests + held * ds,
-				      digest);
+		err = e2v_hasher_many(w->hasher, batch, n, bs, out);
 		if (err)
 			return err;
-		held = SIZE_MAX;
+		n = 0;
 	}
-	if (held != SIZE_MAX)
-		return e2v_hasher_block(w->hasher, data + held * bs, bs, digests + held * ds);
-	return 0;
+	return n ? e2v_hasher_many(w->hasher, batch, n, bs, out) : 0;
 }
 
 /* Takes slices of the job until none is left. */
@@ -156,9 +155,8 @@ errcode_t e2v_workers_start(struct e2verity_workers *p, unsigned int active,
 	p->active = n ? n : 1;
 	/* a few slices a thread: whoever is free takes the next, the caller too once it is back */
 	p->slice = e2v_div_round_up(nblocks, 4 * p->active);
-	p->slice += p->slice & 1; /* pairs for the two-lane hash */
-	if (p->slice < 16)
-		p->slice = 16;
+	/* whole batches for the many-lane hash */
+	p->slice = e2v_round_up(p->slice ? p->slice : 1, E2V_HASHER_MANY);
 	p->next = 0;
 	p->running = 1;
 	if (p->active == 1)
