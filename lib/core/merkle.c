@@ -306,6 +306,26 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 				  res, keep);
 }
 
+errcode_t e2v_result_finish(const struct e2verity_params *p, uint64_t data_size,
+			    const uint8_t *root, struct e2verity_result *res)
+{
+	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(p->hash_alg);
+	struct e2verity_descriptor *d = &res->desc;
+
+	d->version = 1;
+	d->hash_algorithm = p->hash_alg;
+	d->log_blocksize = e2v_ilog2(p->block_size);
+	d->salt_size = p->salt_size;
+	d->data_size = data_size;
+	/* an empty file has no blocks and an all-zero root hash */
+	if (data_size)
+		memcpy(d->root_hash, root, alg->digest_size);
+	if (p->salt_size)
+		memcpy(d->salt, p->salt, p->salt_size);
+	res->digest_size = alg->digest_size;
+	return e2verity_descriptor_digest(d, res->digest);
+}
+
 errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data_size,
 			     e2verity_read_fn read, e2verity_seek_data_fn seek, e2v_map_fn map,
 			     void *read_ctx, e2verity_tree_fn tree, void *tree_ctx,
@@ -314,7 +334,6 @@ errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data
 	struct e2verity_params p = *params;
 	struct e2v_builder b = { 0 };
 	const struct e2verity_hash_alg *alg;
-	struct e2verity_descriptor *d = &res->desc;
 	errcode_t err;
 	unsigned int i;
 
@@ -353,18 +372,7 @@ errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data
 		}
 	}
 
-	d->version = 1;
-	d->hash_algorithm = p.hash_alg;
-	d->log_blocksize = e2v_ilog2(p.block_size);
-	d->salt_size = p.salt_size;
-	d->data_size = data_size;
-	/* an empty file has no blocks and an all-zero root hash */
-	if (data_size)
-		memcpy(d->root_hash, b.root, alg->digest_size);
-	if (p.salt_size)
-		memcpy(d->salt, p.salt, p.salt_size);
-	res->digest_size = alg->digest_size;
-	err = e2verity_descriptor_digest(d, res->digest);
+	err = e2v_result_finish(&p, data_size, b.root, res);
 out:
 	for (i = 0; i < res->geo.num_levels; i++)
 		free(b.level_buf[i]);

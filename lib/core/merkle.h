@@ -34,4 +34,12 @@ errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data
 			     void *read_ctx, e2verity_tree_fn tree, void *tree_ctx,
 			     struct e2verity_result *res, struct e2v_scratch *keep);
 
+/*
+ * The descriptor and digest of @res for @data_size bytes of root hash @root
+ * (validated @p; @res zeroed, its geometry set): as e2v_compute_mapped() ends,
+ * for a caller that hashed a one-block file's block itself
+ */
+errcode_t e2v_result_finish(const struct e2verity_params *p, uint64_t data_size,
+			    const uint8_t *root, struct e2verity_result *res);
+
 #endif /* E2VERITY_MERKLE_H */

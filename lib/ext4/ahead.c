@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ahead.h"
+#include "core/hash.h"
 #include "core/merkle.h"
 
 /*
@@ -42,6 +43,16 @@
 
 enum { E2V_JOB_QUEUED, E2V_JOB_RUNNING, E2V_JOB_DONE };
 
+/*
+ * A hashing thread's hasher for one-block files, kept while the parameters
+ * stay the same (they usually do for a whole image)
+ */
+struct e2v_one_hasher {
+	struct e2verity_hasher *h;
+	unsigned int alg, salt_size;
+	uint8_t salt[E2VERITY_MAX_SALT_SIZE];
+};
+
 struct e2verity_batch {
 	ext2_filsys fs;
 	int fd;
@@ -71,7 +82,9 @@ struct e2verity_batch {
 	struct e2v_ahead_job ring[E2V_AHEAD_MAX_JOBS];
 	size_t head, queued;
 	uint64_t bytes;
-	struct e2v_scratch keep; /* the caller's thread's, when it hashes a job itself */
+	/* the caller's thread's, when it hashes jobs itself */
+	struct e2v_scratch keep;
+	struct e2v_one_hasher one;
 	unsigned int nthreads;
 	pthread_t threads[E2V_AHEAD_MAX_THREADS];
 	/* [used_from, used_to): blocks the last allocations found all in use, in used_epoch */
@@ -210,21 +223,10 @@ static int e2v_job_tail_zero(struct e2v_ahead_job *j)
 	return zero;
 }
 
-static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
+/* What follows the hashing: signatures made or judged here, in parallel. */
+static void e2v_job_sign(struct e2v_ahead_job *j)
 {
-	struct e2verity_params p;
-
-	if (j->finish) {
-		j->err = j->finish(j->finish_ctx, j);
-		if (j->err)
-			return;
-	}
-	p = j->params;
-	p.threads = (struct e2verity_threads){ .count = 1 };
-	j->err = e2v_compute_mapped(&p, j->size, e2v_job_read, NULL, e2v_job_map, j, e2v_job_sink,
-				    j, &j->res, keep);
-	j->tail_zero = !j->err && e2v_job_tail_zero(j);
-	/* an RSA signature costs as much as hashing hundreds of KiB: made here, in parallel */
+	/* an RSA signature costs as much as hashing hundreds of KiB */
 	if (!j->err && j->sign)
 		j->err = j->sign(j->sign_ctx, j->params.hash_alg, j->res.digest, &j->sig,
 				 &j->sig_size);
@@ -237,24 +239,122 @@ static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 						   j->sig_size, j->verifier, &j->verify_rep);
 }
 
+/* The job's tree, reading through its extent map; @j->finish done. */
+static void e2v_job_hash(struct e2v_ahead_job *j, struct e2v_scratch *keep)
+{
+	struct e2verity_params p = j->params;
+
+	p.threads = (struct e2verity_threads){ .count = 1 };
+	j->err = e2v_compute_mapped(&p, j->size, e2v_job_read, NULL, e2v_job_map, j, e2v_job_sink,
+				    j, &j->res, keep);
+	j->tail_zero = !j->err && e2v_job_tail_zero(j);
+	e2v_job_sign(j);
+}
+
+static struct e2verity_hasher *e2v_one_hasher_for(struct e2v_one_hasher *o,
+						  const struct e2verity_params *p)
+{
+	if (o->h && o->alg == p->hash_alg && o->salt_size == p->salt_size &&
+	    !memcmp(o->salt, p->salt, p->salt_size))
+		return o->h;
+	e2v_hasher_free(o->h);
+	o->h = NULL;
+	if (e2v_hasher_new(p->hash_alg, p->salt, p->salt_size, &o->h))
+		return NULL;
+	o->alg = p->hash_alg;
+	o->salt_size = p->salt_size;
+	memcpy(o->salt, p->salt, p->salt_size);
+	return o->h;
+}
+
+/*
+ * The data block of a file of one block (Merkle and filesystem block alike)
+ * in the image's mapping, zeros after EOF: its hash is the root hash.  NULL
+ * for anything else.
+ */
+static const uint8_t *e2v_job_one_block(const struct e2v_ahead_job *j)
+{
+	if (!j->size || j->size > j->params.block_size || j->params.block_size != j->fs_block_size)
+		return NULL;
+	return e2v_job_in_map(j, j->size, 0);
+}
+
+/*
+ * Several jobs at once: the one-block files among them (the common case in
+ * an image of small files) are hashed together, as many as the many-lane
+ * hash takes (E2V_HASHER_MANY), the others one by one.
+ */
+static void e2v_jobs_run(struct e2v_ahead_job **jobs, unsigned int n, struct e2v_scratch *keep,
+			 struct e2v_one_hasher *one)
+{
+	struct e2v_ahead_job *same[E2V_HASHER_MANY];
+	const void *blocks[E2V_HASHER_MANY];
+	uint8_t roots[E2V_HASHER_MANY][E2VERITY_MAX_DIGEST_SIZE];
+	uint8_t *out[E2V_HASHER_MANY];
+	struct e2verity_hasher *h = NULL;
+	unsigned int ns = 0;
+	errcode_t err;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct e2v_ahead_job *j = jobs[i];
+		const uint8_t *block;
+
+		if (j->finish) {
+			j->err = j->finish(j->finish_ctx, j);
+			if (j->err)
+				continue;
+		}
+		block = e2v_job_one_block(j);
+		/* with the parameters of the first such file: a file of others goes alone */
+		if (block && ns && (j->params.hash_alg != same[0]->params.hash_alg ||
+				    j->params.block_size != same[0]->params.block_size ||
+				    j->params.salt_size != same[0]->params.salt_size ||
+				    memcmp(j->params.salt, same[0]->params.salt, j->params.salt_size)))
+			block = NULL;
+		if (!block || ns == E2V_HASHER_MANY) {
+			e2v_job_hash(j, keep);
+			continue;
+		}
+		same[ns] = j;
+		out[ns] = roots[ns];
+		blocks[ns++] = block;
+	}
+	if (!ns)
+		return;
+	h = e2v_one_hasher_for(one, &same[0]->params);
+	err = h ? e2v_hasher_many(h, blocks, ns, same[0]->params.block_size, out)
+		: E2VERITY_ET_NO_MEMORY;
+	for (unsigned int i = 0; i < ns; i++) {
+		struct e2v_ahead_job *j = same[i];
+
+		j->err = err;
+		if (!err) {
+			memset(&j->res, 0, sizeof(j->res));
+			j->err = e2verity_geometry(&j->params, j->size, &j->res.geo);
+		}
+		if (!j->err)
+			j->err = e2v_result_finish(&j->params, j->size, roots[i], &j->res);
+		/* the block was taken from the mapping only with zeros after EOF */
+		j->tail_zero = !j->err;
+		e2v_job_sign(j);
+	}
+}
+
 static void *e2v_ahead_main(void *arg)
 {
 	struct e2verity_batch *a = arg;
 	struct e2v_scratch keep = { 0 };
+	struct e2v_one_hasher one = { 0 };
 
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		struct e2v_ahead_job *j = NULL;
+		struct e2v_ahead_job *jobs[E2V_HASHER_MANY];
+		unsigned int n = 0, want, unstarted = 0;
 
-		for (size_t i = 0; i < a->queued; i++) {
-			struct e2v_ahead_job *c = &a->ring[(a->head + i) % E2V_AHEAD_MAX_JOBS];
-
-			if (c->state == E2V_JOB_QUEUED) {
-				j = c;
-				break;
-			}
-		}
-		if (!j) {
+		for (size_t i = 0; i < a->queued; i++)
+			unstarted += a->ring[(a->head + i) % E2V_AHEAD_MAX_JOBS].state ==
+				     E2V_JOB_QUEUED;
+		if (!unstarted) {
 			if (a->quit)
 				break;
 			a->idle++;
@@ -262,16 +362,29 @@ static void *e2v_ahead_main(void *arg)
 			a->idle--;
 			continue;
 		}
-		j->state = E2V_JOB_RUNNING;
+		/* a fair share: the other threads should not wait while this one hashes */
+		want = (unstarted + a->nthreads - 1) / a->nthreads;
+		if (want > E2V_HASHER_MANY)
+			want = E2V_HASHER_MANY;
+		for (size_t i = 0; i < a->queued && n < want; i++) {
+			struct e2v_ahead_job *c = &a->ring[(a->head + i) % E2V_AHEAD_MAX_JOBS];
+
+			if (c->state == E2V_JOB_QUEUED) {
+				c->state = E2V_JOB_RUNNING;
+				jobs[n++] = c;
+			}
+		}
 		pthread_mutex_unlock(&a->lock);
-		e2v_job_run(j, &keep);
+		e2v_jobs_run(jobs, n, &keep, &one);
 		pthread_mutex_lock(&a->lock);
-		j->state = E2V_JOB_DONE;
+		for (unsigned int i = 0; i < n; i++)
+			jobs[i]->state = E2V_JOB_DONE;
 		if (a->waiting)
 			pthread_cond_signal(&a->done);
 	}
 	pthread_mutex_unlock(&a->lock);
 	e2v_scratch_free(&keep);
+	e2v_hasher_free(one.h);
 	return NULL;
 }
 
@@ -382,12 +495,27 @@ struct e2v_ahead_job *e2v_ahead_take(struct e2verity_batch *a, ext2_ino_t ino)
 			c->skip = 1;
 			a->bytes -= c->size;
 		} else if (c->state == E2V_JOB_QUEUED) {
-			/* no thread is free for it: better hash it here than wait */
-			c->state = E2V_JOB_RUNNING;
+			/*
+			 * No thread is free for it: better hash it here than
+			 * wait, and the unstarted ones after it with it
+			 */
+			struct e2v_ahead_job *jobs[E2V_HASHER_MANY];
+			unsigned int n = 0;
+
+			for (size_t i = 0; i < a->queued && n < E2V_HASHER_MANY; i++) {
+				struct e2v_ahead_job *x =
+					&a->ring[(a->head + i) % E2V_AHEAD_MAX_JOBS];
+
+				if (x->state != E2V_JOB_QUEUED)
+					break;
+				x->state = E2V_JOB_RUNNING;
+				jobs[n++] = x;
+			}
 			pthread_mutex_unlock(&a->lock);
-			e2v_job_run(c, &a->keep);
+			e2v_jobs_run(jobs, n, &a->keep, &a->one);
 			pthread_mutex_lock(&a->lock);
-			c->state = E2V_JOB_DONE;
+			for (unsigned int i = 0; i < n; i++)
+				jobs[i]->state = E2V_JOB_DONE;
 		}
 		while (c->state != E2V_JOB_DONE) {
 			a->waiting = 1;
@@ -567,6 +695,7 @@ void e2v_ahead_free(struct e2verity_batch *a)
 		free(a->ring[i].offsets);
 	}
 	e2v_scratch_free(&a->keep);
+	e2v_hasher_free(a->one.h);
 	free(a->buf);
 	if (a->map)
 		munmap((void *)a->map, a->map_len);
