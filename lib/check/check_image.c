@@ -10,19 +10,35 @@
 #include "ext4/past_eof.h"
 #include "ext4/verity_inodes.h"
 
-/* The prepare callback of the batch: the tree parameters the descriptor names. */
-static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ahead_job *j)
+/*
+ * The hashing thread's part of the batch's preparing: the tree parameters
+ * the descriptor names, read from the image as the data is (the caller's
+ * thread does the libext2fs part only, and takes these bytes rather than
+ * read them again).
+ */
+static errcode_t e2v_check_finish_ahead(const void *ctx, struct e2v_ahead_job *j)
 {
 	const struct e2verity_check_opts *opts = ctx;
-	struct e2v_ext4_file f;
-	struct e2v_verity_meta m = { 0 };
+	struct e2v_ext4_file f = {
+		.fs = j->fs,
+		.size = j->size,
+		.extents = j->extents,
+		.nr_extents = j->nr_extents,
+		.direct = 1,
+		.fd = j->fd,
+		.base = j->base,
+		.map = j->map,
+		.map_len = j->map_len,
+	};
+	struct e2v_verity_meta m;
 	errcode_t err;
 
 	/* what the kernel would not open is for the caller's thread to diagnose */
-	err = e2v_open_sealed_fd(fs, e2v_owners_zone(opts->owners), j->ino, j->fd, j->base, &f,
-				 &m);
+	err = e2v_verity_meta_read(&f, &m);
+	if (!err && m.desc.data_size != j->size)
+		err = E2VERITY_ET_CORRUPT;
 	if (err)
-		return err;
+		goto out;
 	j->params = (struct e2verity_params){
 		.hash_alg = m.desc.hash_algorithm,
 		.block_size = 1u << m.desc.log_blocksize,
@@ -30,22 +46,18 @@ static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_a
 		.salt_size = m.desc.salt_size,
 	};
 	err = e2verity_params_validate(&j->params);
-	if (!err) {
-		memcpy(j->salt, m.desc.salt, m.desc.salt_size);
-		j->size = m.desc.data_size;
-		j->extents = f.extents;
-		j->nr_extents = f.nr_extents;
-		f.extents = NULL;
-		/* read once: the caller's thread takes it rather than read it again */
-		j->meta = f.meta;
-		f.meta = NULL;
-	}
+	if (err)
+		goto out;
+	memcpy(j->salt, m.desc.salt, m.desc.salt_size);
+	/* read once: the caller's thread takes it rather than read it again */
+	j->meta = f.meta;
+	f.meta = NULL;
 	/*
-	 * The signature is judged on the hashing thread too (an RSA
-	 * verification costs more than hashing a small file); the caller's
-	 * thread takes the verdict if it reads the same descriptor and bytes.
+	 * The signature is judged here too (an RSA verification costs more
+	 * than hashing a small file); the caller's thread takes the verdict if
+	 * it reads the same descriptor and bytes.
 	 */
-	if (!err && m.sig && (opts->verifier || (!opts->certfile && !opts->cafile)) &&
+	if (m.sig && (opts->verifier || (!opts->certfile && !opts->cafile)) &&
 	    !e2verity_descriptor_digest(&m.desc, j->verify_digest)) {
 		j->sig = malloc(m.desc.sig_size);
 		if (j->sig) {
@@ -56,7 +68,32 @@ static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_a
 			j->verify = 1;
 		}
 	}
+out:
 	e2v_verity_meta_free(&m);
+	free(f.meta);
+	return err;
+}
+
+/* The libext2fs part of the batch's preparing: the inode and its extents. */
+static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_ahead_job *j)
+{
+	const struct e2verity_check_opts *opts = ctx;
+	struct e2v_ext4_file f;
+	errcode_t err;
+
+	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(opts->owners), j->ino, &f);
+	if (err)
+		return err;
+	if (f.inode.i_flags & EXT4_VERITY_FL) {
+		j->size = f.size;
+		j->extents = f.extents;
+		j->nr_extents = f.nr_extents;
+		f.extents = NULL;
+		j->finish = e2v_check_finish_ahead;
+		j->finish_ctx = opts;
+	} else {
+		err = E2VERITY_ET_NOT_SEALED;
+	}
 	e2v_ext4_file_close(&f);
 	return err;
 }

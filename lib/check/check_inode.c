@@ -409,27 +409,19 @@ static errcode_t e2v_report_fault(struct e2v_check *c, const struct e2v_extent_f
 }
 
 /*
- * The metadata region the prepare callback read for @j, when it is the one
- * of @f: the same i_size and extents of the same image (check writes
- * nothing), so the same bytes.  Saves a read per file.
+ * The metadata region the hashing thread read for @j (taken from it), when
+ * it is the one of @f: the same i_size and extents of the same image (check
+ * writes nothing), so the same bytes.  Saves a read per file.
  */
-static errcode_t e2v_check_meta_from(const struct e2v_ahead_job *j, struct e2v_ext4_file *f)
+static void e2v_check_meta_from(struct e2v_ahead_job *j, struct e2v_ext4_file *f)
 {
-	const struct e2v_extent *last = e2v_ext4_last_extent(f);
-	uint64_t start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN), end;
-
 	/* struct e2v_extent has no padding: memcmp() compares its fields */
-	if (!j->meta || !last || f->meta || j->size != f->size || j->nr_extents != f->nr_extents ||
+	if (!j->meta || f->meta || j->size != f->size || j->nr_extents != f->nr_extents ||
 	    memcmp(j->extents, f->extents, f->nr_extents * sizeof(*f->extents)) != 0)
-		return 0;
-	end = (last->lblk + last->len) * (uint64_t)f->fs->blocksize;
-	if (end <= start)
-		return 0;
-	f->meta = malloc(end - start);
-	if (!f->meta)
-		return E2VERITY_ET_NO_MEMORY;
-	memcpy(f->meta, j->meta, end - start);
-	return 0;
+		return;
+	/* the same extents and size: the same region, of the same length */
+	f->meta = j->meta;
+	j->meta = NULL;
 }
 
 /* Flags and mode of the inode, then its contents. */
@@ -487,9 +479,9 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		f.direct = 1;
 		f.fd = c->ahead->fd;
 		f.base = c->ahead->base;
-		err = e2v_check_meta_from(c->ahead, &f);
-		if (err)
-			goto out;
+		f.map = c->ahead->map;
+		f.map_len = c->ahead->map_len;
+		e2v_check_meta_from(c->ahead, &f);
 	}
 	err = e2v_check_file(c, &f);
 	/* without a map, a scan of every inode: for the first damaged files only */
@@ -503,7 +495,7 @@ out:
 static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 				      const struct e2verity_check_opts *opts,
 				      struct e2verity_check_stats *stats, uint64_t progress_base,
-				      uint64_t progress_total, const struct e2v_ahead_job *job);
+				      uint64_t progress_total, struct e2v_ahead_job *job);
 
 errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_check_opts *opts,
 			struct e2verity_check_stats *stats, uint64_t progress_base,
@@ -520,7 +512,7 @@ errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_ch
 static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 				      const struct e2verity_check_opts *opts,
 				      struct e2verity_check_stats *stats, uint64_t progress_base,
-				      uint64_t progress_total, const struct e2v_ahead_job *job)
+				      uint64_t progress_total, struct e2v_ahead_job *job)
 {
 	struct e2verity_check_file file = { .ino = ino };
 	struct e2v_check c = {

@@ -230,7 +230,7 @@ static errcode_t e2v_repair_fresh(struct e2v_tree_repair *r, const struct e2v_ve
 	if (!err)
 		err = e2v_tree_writer_flush(&w);
 	/* whatever the extent tree gained or lost is the owner's quota */
-	if (f->bounce) {
+	if (f->open) {
 		qerr = e2v_quota_charge_inode(
 			fs, &f->inode,
 			((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)iblocks) * 512);

@@ -14,7 +14,7 @@ struct e2v_check {
 	uint64_t progress_base;
 	uint64_t progress_total;
 	/* the Merkle tree made ahead by another thread, or NULL */
-	const struct e2v_ahead_job *ahead;
+	struct e2v_ahead_job *ahead; /* its metadata region is taken: see e2v_check_meta_from() */
 	/* who names which block, for every file; or NULL */
 	const struct e2verity_owners *owners;
 };

@@ -232,8 +232,8 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 			}
 			len = data_size - pos < chunk_size ? data_size - pos : chunk_size;
 			nblocks = e2v_div_round_up(len, bs);
-			/* a partial last block is hashed zero-padded: that one is read */
-			if (map && len % bs == 0)
+			/* a partial last block is hashed zero-padded: the map says if it is */
+			if (map && (len % bs == 0 || pos + len == data_size))
 				src = map(read_ctx, len, pos);
 			else
 				src = NULL;

@@ -19,10 +19,12 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 void e2v_scratch_free(struct e2v_scratch *keep);
 
 /*
- * The @count bytes (whole blocks) of data at @offset in place, or NULL: then
- * they are read.  Hashing from the page cache in place saves the copy a read
- * makes.  The bytes must stay in place until the call after next: the
- * builder hashes one chunk while it asks for the next, never more.
+ * The @count bytes of data at @offset in place, or NULL: then they are read.
+ * Hashing from the page cache in place saves the copy a read makes.  @count
+ * is whole blocks, except at the end of the data: then the bytes after it to
+ * the end of its block must be in place too, and zeros (else NULL).  The
+ * bytes must stay in place until the call after next: the builder hashes
+ * one chunk while it asks for the next, never more.
  */
 typedef const void *(*e2v_map_fn)(void *ctx, size_t count, uint64_t offset);
 

@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ahead.h"
@@ -31,6 +33,12 @@
  * each job (every wake-up is a system call and a context switch).
  */
 #define E2V_AHEAD_REFILL (E2V_AHEAD_MAX_JOBS / 2)
+/*
+ * The pages of the image's mapping a thread touched count in the process's
+ * resident set until they are let go (they stay in the page cache): once this
+ * much was queued, so that memory does not grow with the files checked
+ */
+#define E2V_AHEAD_UNMAP_BYTES (2u << 20)
 
 enum { E2V_JOB_QUEUED, E2V_JOB_RUNNING, E2V_JOB_DONE };
 
@@ -38,6 +46,13 @@ struct e2verity_batch {
 	ext2_filsys fs;
 	int fd;
 	uint64_t base; /* where the filesystem starts in the file behind @fd */
+	/*
+	 * @fd mapped read-only when it is a regular file: the hashing threads
+	 * copy a small file's blocks from it instead of a pread() each
+	 */
+	const uint8_t *map;
+	uint64_t map_len;
+	uint64_t mapped_since; /* bytes queued since the mapping's pages were last let go */
 	const ext2_ino_t *inos;
 	size_t count, next; /* inos[next] is the next to queue */
 	e2v_ahead_prepare_fn prepare;
@@ -99,7 +114,7 @@ static errcode_t e2v_job_read(void *ctx, void *buf, size_t count, uint64_t offse
 			run = (x->lblk + x->len - lblk) * bs - offset % bs;
 			if (run > count)
 				run = count;
-			err = e2v_pread_all(j->fd, out, run, j->base + pos);
+			err = e2v_read_at(j->fd, j->map, j->map_len, out, run, j->base + pos);
 			if (err)
 				return err;
 		}
@@ -108,6 +123,46 @@ static errcode_t e2v_job_read(void *ctx, void *buf, size_t count, uint64_t offse
 		count -= run;
 	}
 	return 0;
+}
+
+/*
+ * Where the job's bytes [@offset, @offset + @count) lie in the image's
+ * mapping, all in one initialized extent, or NULL.  A last, partial block
+ * is taken only if the bytes after EOF are zeros on disk, as the hash wants.
+ */
+static const uint8_t *e2v_job_in_map(const struct e2v_ahead_job *j, size_t count, uint64_t offset)
+{
+	const unsigned int bs = j->fs_block_size;
+	const blk64_t lblk = offset / bs;
+	uint64_t end = offset + count, pos;
+
+	if (!j->map || !count)
+		return NULL;
+	if (end % bs) {
+		if (end != j->size)
+			return NULL;
+		end = e2v_round_up(end, bs);
+	}
+	for (size_t e = 0; e < j->nr_extents; e++) {
+		const struct e2v_extent *x = &j->extents[e];
+
+		if (x->lblk + x->len <= lblk)
+			continue;
+		if (x->lblk > lblk || x->uninit || end > (x->lblk + x->len) * (uint64_t)bs)
+			return NULL;
+		pos = j->base + (x->pblk + (lblk - x->lblk)) * bs + offset % bs;
+		if (pos > j->map_len || end - offset > j->map_len - pos)
+			return NULL;
+		if (!e2v_all_zero(j->map + pos + count, end - offset - count))
+			return NULL;
+		return j->map + pos;
+	}
+	return NULL;
+}
+
+static const void *e2v_job_map(void *ctx, size_t count, uint64_t offset)
+{
+	return e2v_job_in_map(ctx, count, offset);
 }
 
 /* Keeps each tree block, in the order the builder emits them. */
@@ -145,6 +200,9 @@ static int e2v_job_tail_zero(struct e2v_ahead_job *j)
 
 	if (!used)
 		return 1;
+	/* the last block in the mapping: the look at it is the answer */
+	if (e2v_job_in_map(j, used, j->size - used))
+		return 1;
 	buf = malloc(bs - used);
 	/* holes and unwritten extents read as zeros */
 	zero = buf && !e2v_job_read(j, buf, bs - used, j->size) && e2v_all_zero(buf, bs - used);
@@ -154,11 +212,17 @@ static int e2v_job_tail_zero(struct e2v_ahead_job *j)
 
 static void e2v_job_run(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 {
-	struct e2verity_params p = j->params;
+	struct e2verity_params p;
 
+	if (j->finish) {
+		j->err = j->finish(j->finish_ctx, j);
+		if (j->err)
+			return;
+	}
+	p = j->params;
 	p.threads = (struct e2verity_threads){ .count = 1 };
-	j->err = e2v_compute_keep(&p, j->size, e2v_job_read, NULL, j, e2v_job_sink, j, &j->res,
-				  keep);
+	j->err = e2v_compute_mapped(&p, j->size, e2v_job_read, NULL, e2v_job_map, j, e2v_job_sink,
+				    j, &j->res, keep);
 	j->tail_zero = !j->err && e2v_job_tail_zero(j);
 	/* an RSA signature costs as much as hashing hundreds of KiB: made here, in parallel */
 	if (!j->err && j->sign)
@@ -263,6 +327,9 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 		j->fd = a->fd;
 		j->base = a->base;
 		j->fs_block_size = a->fs->blocksize;
+		j->fs = a->fs;
+		j->map = a->map;
+		j->map_len = a->map_len;
 		j->state = E2V_JOB_DONE;
 		err = a->prepare(a->ctx, a->fs, j);
 		if (err || j->size > E2V_AHEAD_MAX_FILE || !j->nr_extents) {
@@ -276,9 +343,16 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 		} else {
 			j->state = E2V_JOB_QUEUED;
 			a->bytes += j->size;
+			/* a block of data, one of metadata at least */
+			a->mapped_since += j->size + 2 * j->fs_block_size;
 			fresh++;
 		}
 		added++;
+	}
+	/* a thread reading the mapping meanwhile faults the page in again: the same bytes */
+	if (a->map && a->mapped_since >= E2V_AHEAD_UNMAP_BYTES) {
+		madvise((void *)a->map, a->map_len, MADV_DONTNEED);
+		a->mapped_since = 0;
 	}
 	if (!added)
 		return 0;
@@ -423,6 +497,7 @@ errcode_t e2v_ahead_new(ext2_filsys fs, const ext2_ino_t *inos, size_t count, un
 			e2v_ahead_prepare_fn prepare, void *ctx, struct e2verity_batch **ret)
 {
 	struct e2verity_batch *a;
+	struct stat st;
 
 	*ret = NULL;
 	/* one thread gains nothing; without a file to pread (e2v_fs_image_fd()), nothing to do */
@@ -435,6 +510,15 @@ errcode_t e2v_ahead_new(ext2_filsys fs, const ext2_ino_t *inos, size_t count, un
 	if (a->fd < 0) {
 		free(a);
 		return 0;
+	}
+	if (!fstat(a->fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		void *m = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, a->fd, 0);
+
+		if (m != MAP_FAILED) {
+			a->map = m;
+			a->map_len = st.st_size;
+		}
 	}
 	a->fs = fs;
 	a->inos = inos;
@@ -484,6 +568,8 @@ void e2v_ahead_free(struct e2verity_batch *a)
 	}
 	e2v_scratch_free(&a->keep);
 	free(a->buf);
+	if (a->map)
+		munmap((void *)a->map, a->map_len);
 	close(a->fd);
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->work);

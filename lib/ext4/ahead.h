@@ -13,11 +13,23 @@ struct e2v_ahead_job {
 	uint64_t size;
 	struct e2v_extent *extents; /* malloc()ed; the job owns it */
 	size_t nr_extents;
+	/*
+	 * The rest of the preparing, on the hashing thread before the hashing
+	 * (NULL: none): what needs no libext2fs, only pread() from @fd, such as
+	 * reading the stored metadata, so that the caller's thread does not.
+	 * It sets @params and may change what prepare set; an error: the caller
+	 * does the file itself, as when prepare fails.
+	 */
+	errcode_t (*finish)(const void *ctx, struct e2v_ahead_job *j);
+	const void *finish_ctx;
 	/* set by the queue */
 	ext2_ino_t ino;
 	int fd;
 	uint64_t base; /* the filesystem's byte offset in the file behind @fd */
 	unsigned int fs_block_size;
+	ext2_filsys fs; /* for @finish: its fields that never change (block size) only */
+	const uint8_t *map; /* @fd mapped read-only, or NULL: for e2v_read_at() */
+	uint64_t map_len;
 	/* signs the digest on the hashing thread too, when set: E2VERITY_SEAL_SIGN_ANY_THREAD */
 	e2verity_sign_fn sign;
 	void *sign_ctx;

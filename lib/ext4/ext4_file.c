@@ -72,13 +72,19 @@ errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zo
 	f->fs = fs;
 	f->ino = ino;
 	f->zone = zone;
-	f->bounce = malloc(fs->blocksize);
-	if (!f->bounce)
-		return E2VERITY_ET_NO_MEMORY;
 	err = e2v_ext4_file_reload(f);
 	if (err)
 		e2v_ext4_file_close(f);
+	else
+		f->open = 1;
 	return err;
+}
+
+uint8_t *e2v_ext4_file_bounce(struct e2v_ext4_file *f)
+{
+	if (!f->bounce)
+		f->bounce = malloc(f->fs->blocksize);
+	return f->bounce;
 }
 
 static const struct e2v_extent *e2v_find_extent(const struct e2v_ext4_file *f, blk64_t lblk);
@@ -261,6 +267,7 @@ void e2v_ext4_file_close(struct e2v_ext4_file *f)
 	f->bounce = NULL;
 	f->meta = NULL;
 	f->nr_extents = 0;
+	f->open = 0;
 	/* f->fault stays: it says why an open failed */
 }
 
@@ -363,6 +370,15 @@ errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos)
 	return 0;
 }
 
+errcode_t e2v_read_at(int fd, const uint8_t *map, uint64_t map_len, void *buf, size_t count,
+		      uint64_t pos)
+{
+	if (!map || pos > map_len || count > map_len - pos)
+		return e2v_pread_all(fd, buf, count, pos);
+	memcpy(buf, map + pos, count);
+	return 0;
+}
+
 static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
 {
 	const unsigned int bs = f->fs->blocksize;
@@ -390,13 +406,15 @@ static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t coun
 			run_bytes = (e->lblk + e->len - lblk) * bs - in_block;
 			if (run_bytes > count)
 				run_bytes = count;
-			err = e2v_pread_all(f->fd, out, run_bytes,
-					    f->base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs +
-						    in_block);
+			err = e2v_read_at(f->fd, f->map, f->map_len, out, run_bytes,
+					  f->base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs +
+						  in_block);
 			if (err)
 				return err;
 		} else if (in_block || count < bs) {
 			/* a partial block goes through the bounce buffer */
+			if (!e2v_ext4_file_bounce(f))
+				return E2VERITY_ET_NO_MEMORY;
 			err = io_channel_read_blk64(f->fs->io, e->pblk + (lblk - e->lblk), 1,
 						    f->bounce);
 			if (err)

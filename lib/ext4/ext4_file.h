@@ -25,7 +25,8 @@ struct e2v_ext4_file {
 	 * kernel refuses, and where.  Otherwise EXTENT_PAST_INDEX, or nothing.
 	 */
 	struct e2v_extent_fault fault;
-	uint8_t *bounce; /* one fs block */
+	int open;	 /* opened, not closed since: the owner's quota may have changed */
+	uint8_t *bounce; /* one fs block, e2v_ext4_file_bounce()'s */
 	/*
 	 * Set by a reader that writes nothing: reads go to @fd at @base with
 	 * pread(), past libext2fs' small block cache, which then keeps the
@@ -33,6 +34,9 @@ struct e2v_ext4_file {
 	 */
 	int direct, fd;
 	uint64_t base;
+	/* @fd mapped read-only from its byte 0 (@map_len bytes), or NULL: e2v_read_at() */
+	const uint8_t *map;
+	uint64_t map_len;
 	/* read directly: a small metadata region, read whole at its first use */
 	uint8_t *meta;
 	/* e2v_ext4_file_map_bytes(): the image mapped read-only, window by window */
@@ -76,6 +80,8 @@ errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_fil
 errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 				struct e2v_ext4_file *f);
 void e2v_ext4_file_close(struct e2v_ext4_file *f);
+/* @f's buffer of one filesystem block, made at its first use (most files never need it); NULL: no memory */
+uint8_t *e2v_ext4_file_bounce(struct e2v_ext4_file *f);
 /* Re-reads the inode and its extents after the file was changed (errors as open). */
 errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f);
 
@@ -96,6 +102,13 @@ errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, u
 
 /* Reads @count bytes at byte @pos of @fd, all of them (EINTR and short reads retried). */
 errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos);
+/*
+ * The same, copied from @map (@fd mapped read-only from its byte 0, @map_len
+ * bytes) when it holds them: a small file's few blocks cost a system call
+ * each otherwise, more than the copy
+ */
+errcode_t e2v_read_at(int fd, const uint8_t *map, uint64_t map_len, void *buf, size_t count,
+		      uint64_t pos);
 
 /*
  * Maps logical block @lblk to its physical block and the number of blocks that

@@ -179,6 +179,8 @@ errcode_t e2v_zero_tail(struct e2v_ext4_file *f, int *zeroed)
 	/* a hole or an unwritten extent reads as zeros already */
 	if (e2v_ext4_file_map(f, f->size / bs, &pblk, NULL))
 		return 0;
+	if (!e2v_ext4_file_bounce(f))
+		return E2VERITY_ET_NO_MEMORY;
 	err = io_channel_read_blk64(f->fs->io, pblk, 1, f->bounce);
 	if (err)
 		return err;

@@ -590,7 +590,7 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 	if (err)
 		e2v_seal_rollback(&s);
 	/* whatever stayed allocated (or was released) is the owner's quota */
-	if (s.f.bounce) {
+	if (s.f.open) {
 		qerr = e2v_quota_charge_inode(
 			fs, &s.f.inode,
 			((int64_t)ext2fs_get_stat_i_blocks(fs, in) - (int64_t)s.iblocks_before) *
