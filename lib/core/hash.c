@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* hash.c - SHA-256/SHA-512 through OpenSSL EVP or SHA-NI, with a precomputed salted state */
+/* hash.c - SHA-256/SHA-512 by OpenSSL EVP, SHA-NI or AVX-512 lanes, from a precomputed salted state */
 #include "config.h"
 
 #include <pthread.h>
@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "sha256_x16.h"
 #include "sha256_x2.h"
+#include "sha512_x8.h"
 
 static const struct e2verity_hash_alg e2v_hash_algs[] = {
 	{ "sha256", E2VERITY_HASH_SHA256, 32, 64 },
@@ -26,20 +27,23 @@ struct e2verity_hasher {
 	uint8_t salt[E2VERITY_MAX_SALT_SIZE];
 	unsigned int salt_size;
 	/*
-	 * SHA-256 by sha256_x2.c (ni) or sha256_x16.c (x16: runs of blocks)
-	 * from this state; EVP is the fallback and the reference
+	 * SHA-256 by sha256_x2.c (ni) from @mid; runs of blocks by sha256_x16.c
+	 * from @mid or sha512_x8.c from @mid512 (x16: the AVX-512 lanes); EVP is
+	 * the fallback and the reference
 	 */
 	int ni, x16;
 	struct e2v_sha256_mid mid;
+	struct e2v_sha512_mid mid512;
 };
 
 /*
  * E2VERITY_HASH=openssl forces the OpenSSL path, so that the test suite can
- * run on both and compare them on any machine; =ni leaves out the sixteen-lane
- * code, =x16 takes it without timing it (where the CPU has AVX-512).
+ * run on both and compare them on any machine; =ni leaves out the AVX-512
+ * lanes (sixteen for SHA-256, eight for SHA-512), =x16 takes them without
+ * timing them (where the CPU has AVX-512).
  */
 static int e2v_ni;
-/* 0: no sixteen-lane SHA-256; 1: if it proves faster (e2v_x16_decide); 2: forced */
+/* 0: no AVX-512 lanes; 1: if they prove faster (e2v_lanes_decide); 2: forced */
 static int e2v_x16;
 static pthread_once_t e2v_ni_once = PTHREAD_ONCE_INIT;
 
@@ -64,8 +68,6 @@ static int e2v_want_ni(const struct e2verity_hash_alg *alg)
 
 static int e2v_want_x16(const struct e2verity_hash_alg *alg)
 {
-	if (alg->num != E2VERITY_HASH_SHA256)
-		return 0;
 	pthread_once(&e2v_ni_once, e2v_ni_decide);
 	return e2v_x16;
 }
@@ -175,8 +177,10 @@ errcode_t e2v_hasher_new(unsigned int alg_num, const uint8_t *salt, unsigned int
 	h->x16 = e2v_want_x16(alg);
 	if (h->ni)
 		e2v_sha256_ni_init(&h->mid, salt_size ? padded : NULL);
-	else if (h->x16)
+	else if (h->x16 && alg->num == E2VERITY_HASH_SHA256)
 		e2v_sha256_x16_init(&h->mid, salt_size ? padded : NULL);
+	if (h->x16 && alg->num == E2VERITY_HASH_SHA512)
+		e2v_sha512_x8_init(&h->mid512, salt_size ? padded : NULL);
 	if (salt_size) {
 		memcpy(h->salt, salt, salt_size);
 		h->salt_size = salt_size;
@@ -228,16 +232,37 @@ errcode_t e2v_hasher_pair(struct e2verity_hasher *h, const void *a, const void *
 	return err ? err : e2v_hasher_block(h, b, len, out_b);
 }
 
+/* the lanes of @h's algorithm: up to 16 (SHA-256) or 8 (SHA-512) blocks in one call */
+static unsigned int e2v_lanes(const struct e2verity_hasher *h)
+{
+	return h->alg->num == E2VERITY_HASH_SHA256 ? E2V_SHA256_X16_LANES : E2V_SHA512_X8_LANES;
+}
+
+static void e2v_lanes_run(const struct e2verity_hasher *h, const void *const blocks[],
+			  unsigned int n, size_t len, uint8_t *const out[])
+{
+	if (h->alg->num == E2VERITY_HASH_SHA256)
+		e2v_sha256_x16(&h->mid, blocks, n, len, out);
+	else
+		e2v_sha512_x8(&h->mid512, blocks, n, len, out);
+}
+
 /*
- * Sixteen lanes of AVX-512 beat the SHA extensions where those are slow
- * (Intel Ice Lake: 2.5x) and lose where AVX-512 runs at half width and the
- * SHA unit is fast (AMD Zen 4): timed once per process, on sixteen 4K blocks
- * each way, the best of a few tries.  A call costs the same for any number
- * of lanes: a partial batch of fewer than e2v_x16_min blocks goes the other way.
+ * The AVX-512 lanes beat the SHA extensions where those are slow (Intel Ice
+ * Lake: 2.5x) and lose where AVX-512 runs at half width and the SHA unit is
+ * fast (AMD Zen 4); SHA-512 has no SHA instructions there, OpenSSL's one
+ * stream is slower still.  Timed once per process and algorithm, a full call
+ * of 4K blocks against the pairs e2v_hasher_pair() hashes otherwise, the best
+ * of a few tries.  A call costs the same for any number of lanes: a partial
+ * batch of fewer than @min blocks goes the other way.
  */
-static unsigned int e2v_x16_min; /* 0: never the sixteen lanes */
-static int e2v_x16_decided;
-static pthread_once_t e2v_x16_once = PTHREAD_ONCE_INIT;
+struct e2v_lanes_choice {
+	pthread_once_t once;
+	int decided;
+	unsigned int min; /* 0: never the lanes */
+};
+static struct e2v_lanes_choice e2v_choice256 = { .once = PTHREAD_ONCE_INIT };
+static struct e2v_lanes_choice e2v_choice512 = { .once = PTHREAD_ONCE_INIT };
 
 static double e2v_now_ns(void)
 {
@@ -247,65 +272,79 @@ static double e2v_now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void e2v_x16_decide(void)
+static void e2v_lanes_decide(struct e2v_lanes_choice *c, unsigned int alg)
 {
-	enum { BS = 4096, N = E2V_SHA256_X16_LANES, TRIES = 3 };
-	const EVP_MD *md = e2v_evp_md(E2V_MD_SHA256);
-	double x16 = 1e30, other = 1e30;
-	struct e2v_sha256_mid mid;
-	uint8_t digests[N][32], *buf = NULL, *out[N];
-	const void *data[N];
+	enum { BS = 4096, TRIES = 3, MAX = E2V_SHA256_X16_LANES };
+	struct e2verity_hasher *h = NULL;
+	double lanes = 1e30, other = 1e30;
+	uint8_t digests[MAX][E2VERITY_MAX_DIGEST_SIZE], *buf = NULL, *out[MAX];
+	const void *data[MAX];
+	unsigned int n;
 
 	if (e2v_x16 == 2) {
-		e2v_x16_min = 1;
+		c->min = 1;
 		goto out;
 	}
 	/* what the blocks hold makes no difference to the time */
-	buf = calloc(N, BS);
-	if (!buf)
+	buf = calloc(MAX, BS);
+	if (!buf || e2v_hasher_new(alg, NULL, 0, &h))
 		goto out;
-	for (unsigned int i = 0; i < N; i++) {
+	n = e2v_lanes(h);
+	for (unsigned int i = 0; i < n; i++) {
 		data[i] = buf + i * BS;
 		out[i] = digests[i];
 	}
-	e2v_sha256_x16_init(&mid, NULL);
 	/* the first AVX-512 instructions run slowly while the core changes its power state */
 	for (int i = 0; i < 2; i++)
-		e2v_sha256_x16(&mid, data, N, BS, out);
+		e2v_lanes_run(h, data, n, BS, out);
 	for (int t = 0; t < TRIES; t++) {
 		double t0 = e2v_now_ns(), t1, t2;
 
-		e2v_sha256_x16(&mid, data, N, BS, out);
+		e2v_lanes_run(h, data, n, BS, out);
 		t1 = e2v_now_ns();
-		for (unsigned int i = 0; e2v_ni && i < N; i += 2)
-			e2v_sha256_ni_x2(&mid, data[i], data[i + 1], BS, out[i], out[i + 1]);
-		for (unsigned int i = 0; !e2v_ni && md && i < N; i++)
-			EVP_Digest(data[i], BS, out[i], NULL, md, NULL);
+		for (unsigned int i = 0; i < n; i += 2)
+			if (e2v_hasher_pair(h, data[i], data[i + 1], BS, out[i], out[i + 1]))
+				goto out;
 		t2 = e2v_now_ns();
-		x16 = t1 - t0 < x16 ? t1 - t0 : x16;
+		lanes = t1 - t0 < lanes ? t1 - t0 : lanes;
 		other = t2 - t1 < other ? t2 - t1 : other;
 	}
-	if (x16 < other)
-		e2v_x16_min = (unsigned int)(N * x16 / other) + 1;
+	if (lanes < other)
+		c->min = (unsigned int)(n * lanes / other) + 1;
 out:
+	e2v_hasher_free(h);
 	free(buf);
-	__atomic_store_n(&e2v_x16_decided, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->decided, 1, __ATOMIC_RELEASE);
+}
+
+static void e2v_decide256(void)
+{
+	e2v_lanes_decide(&e2v_choice256, E2VERITY_HASH_SHA256);
+}
+
+static void e2v_decide512(void)
+{
+	e2v_lanes_decide(&e2v_choice512, E2VERITY_HASH_SHA512);
 }
 
 errcode_t e2v_hasher_many(struct e2verity_hasher *h, const void *const blocks[], unsigned int n,
 			  size_t len, uint8_t *const out[])
 {
-	unsigned int i = 0;
+	unsigned int i = 0, lanes;
 	errcode_t err = 0;
 
-	if (h->x16 && len % 64 == 0) {
+	if (h->x16 && len % h->alg->block_size == 0) {
+		int sha256 = h->alg->num == E2VERITY_HASH_SHA256;
+		struct e2v_lanes_choice *c = sha256 ? &e2v_choice256 : &e2v_choice512;
+
+		lanes = e2v_lanes(h);
 		/* timed by the first full batch: files of a few blocks never pay for it */
-		if (n >= E2V_SHA256_X16_LANES || h->x16 == 2)
-			pthread_once(&e2v_x16_once, e2v_x16_decide);
-		if (__atomic_load_n(&e2v_x16_decided, __ATOMIC_ACQUIRE) && e2v_x16_min)
-			for (unsigned int k; n - i >= e2v_x16_min; i += k) {
-				k = n - i < E2V_SHA256_X16_LANES ? n - i : E2V_SHA256_X16_LANES;
-				e2v_sha256_x16(&h->mid, blocks + i, k, len, out + i);
+		if (n >= lanes || h->x16 == 2)
+			pthread_once(&c->once, sha256 ? e2v_decide256 : e2v_decide512);
+		if (__atomic_load_n(&c->decided, __ATOMIC_ACQUIRE) && c->min)
+			for (unsigned int k; n - i >= c->min; i += k) {
+				k = n - i < lanes ? n - i : lanes;
+				e2v_lanes_run(h, blocks + i, k, len, out + i);
 			}
 	}
 	for (; !err && i + 1 < n; i += 2)

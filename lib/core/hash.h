@@ -82,8 +82,8 @@ errcode_t e2v_hasher_pair(struct e2verity_hasher *h, const void *a, const void *
  * @len: bytes in each block
  * @out: where each block's digest goes
  *
- * Up to E2V_HASHER_MANY blocks at once with the sixteen-lane SHA-256 where
- * this CPU has it and it is faster, else in pairs.
+ * Sixteen SHA-256 or eight SHA-512 blocks at once in AVX-512 lanes where
+ * this CPU has them and they are faster, else in pairs.
  *
  * Return: 0 or an error code.
  */

@@ -33,18 +33,21 @@ for f in f* sparse; do
 	done
 done
 
-# each SHA-256 path forced: the sixteen-lane AVX-512 code (where the CPU lacks AVX-512,
-# E2VERITY_HASH=x16 falls back to the others), SHA-NI without it, OpenSSL; whole batches of
-# sixteen blocks and every remainder, as the default path may not choose the one tried
+# each hashing path forced: the AVX-512 lanes, sixteen for SHA-256 and eight for SHA-512
+# (where the CPU lacks AVX-512, E2VERITY_HASH=x16 falls back to the others), SHA-NI or OpenSSL
+# without them, OpenSSL alone; whole batches and every remainder, as the default path may not
+# choose the one tried
 for path in x16 ni openssl; do
 	for f in f65537 f$((128 * B + 1)) f$((8 * 1024 * 1024 + 1)); do
-		for bs in 1024 4096 65536; do
-			for salt in "" "--salt=$SALT"; do
-				# shellcheck disable=SC2086
-				set -- --block-size=$bs $salt
-				want=$(fsverity digest "$@" "$f")
-				got=$(E2VERITY_HASH=$path "$E2VERITY" digest "$@" "$f")
-				check "E2VERITY_HASH=$path $f $*" test "$want" = "$got"
+		for alg in sha256 sha512; do
+			for bs in 1024 4096 65536; do
+				for salt in "" "--salt=$SALT"; do
+					# shellcheck disable=SC2086
+					set -- --hash-alg=$alg --block-size=$bs $salt
+					want=$(fsverity digest "$@" "$f")
+					got=$(E2VERITY_HASH=$path "$E2VERITY" digest "$@" "$f")
+					check "E2VERITY_HASH=$path $f $*" test "$want" = "$got"
+				done
 			done
 		done
 	done
