@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "check_inode.h"
-#include "ext4/measure.h"
 #include "ext4/past_eof.h"
 #include "ext4/verity_inodes.h"
 
@@ -24,15 +23,11 @@ static errcode_t e2v_check_finish_ahead(const void *ctx, struct e2v_ahead_job *j
 		.size = j->size,
 		.extents = j->extents,
 		.nr_extents = j->nr_extents,
-		.direct = 1,
-		.fd = j->fd,
-		.base = j->base,
-		.map = j->map,
-		.map_len = j->map_len,
 	};
 	struct e2v_verity_meta m;
 	errcode_t err;
 
+	e2v_ahead_reader(j, &f);
 	/* what the kernel would not open is for the caller's thread to diagnose */
 	err = e2v_verity_meta_read(&f, &m);
 	if (!err && m.desc.data_size != j->size)

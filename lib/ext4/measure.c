@@ -14,13 +14,6 @@
 errcode_t e2v_open_sealed(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 			  struct e2v_ext4_file *f, struct e2v_verity_meta *m)
 {
-	return e2v_open_sealed_fd(fs, zone, ino, -1, 0, f, m);
-}
-
-errcode_t e2v_open_sealed_fd(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
-			     int fd, uint64_t base, struct e2v_ext4_file *f,
-			     struct e2v_verity_meta *m)
-{
 	struct ext2_inode inode;
 	errcode_t err;
 
@@ -33,11 +26,6 @@ errcode_t e2v_open_sealed_fd(ext2_filsys fs, const struct e2v_system_zone *zone,
 	err = e2v_ext4_file_open_in(fs, zone, ino, f);
 	if (err)
 		return err;
-	if (fd >= 0) {
-		f->direct = 1;
-		f->fd = fd;
-		f->base = base;
-	}
 	err = e2v_verity_meta_read(f, m);
 	if (!err && m->desc.data_size != f->size)
 		err = E2VERITY_ET_CORRUPT;

@@ -14,13 +14,5 @@
  */
 errcode_t e2v_open_sealed(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 			  struct e2v_ext4_file *f, struct e2v_verity_meta *m);
-/*
- * The same, reading the metadata region with pread() from @fd, where the
- * filesystem starts at byte @base (as e2v_ext4_file's direct reads): then
- * @f->meta holds the whole region, e2v_meta_region_take() hands it over.
- */
-errcode_t e2v_open_sealed_fd(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
-			     int fd, uint64_t base, struct e2v_ext4_file *f,
-			     struct e2v_verity_meta *m);
 
 #endif /* E2VERITY_MEASURE_H */
