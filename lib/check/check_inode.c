@@ -476,11 +476,7 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	}
 	/* a file hashed ahead: its metadata is read the way its data was */
 	if (c->ahead && c->ahead->fd >= 0) {
-		f.direct = 1;
-		f.fd = c->ahead->fd;
-		f.base = c->ahead->base;
-		f.map = c->ahead->map;
-		f.map_len = c->ahead->map_len;
+		e2v_ahead_reader(c->ahead, &f);
 		e2v_check_meta_from(c->ahead, &f);
 	}
 	err = e2v_check_file(c, &f);

@@ -49,7 +49,7 @@ enum { E2V_JOB_QUEUED, E2V_JOB_RUNNING, E2V_JOB_DONE };
  */
 struct e2v_one_hasher {
 	struct e2verity_hasher *h;
-	unsigned int alg, salt_size;
+	struct e2verity_params p; /* what @h hashes with: its salt is @salt */
 	uint8_t salt[E2VERITY_MAX_SALT_SIZE];
 };
 
@@ -251,19 +251,26 @@ static void e2v_job_hash(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 	e2v_job_sign(j);
 }
 
+/* 1 if @a and @b hash a block alike: the same algorithm and salt */
+static int e2v_hash_alike(const struct e2verity_params *a, const struct e2verity_params *b)
+{
+	return a->hash_alg == b->hash_alg && a->salt_size == b->salt_size &&
+	       !memcmp(a->salt, b->salt, a->salt_size);
+}
+
 static struct e2verity_hasher *e2v_one_hasher_for(struct e2v_one_hasher *o,
 						  const struct e2verity_params *p)
 {
-	if (o->h && o->alg == p->hash_alg && o->salt_size == p->salt_size &&
-	    !memcmp(o->salt, p->salt, p->salt_size))
+	if (o->h && e2v_hash_alike(&o->p, p))
 		return o->h;
 	e2v_hasher_free(o->h);
 	o->h = NULL;
 	if (e2v_hasher_new(p->hash_alg, p->salt, p->salt_size, &o->h))
 		return NULL;
-	o->alg = p->hash_alg;
-	o->salt_size = p->salt_size;
 	memcpy(o->salt, p->salt, p->salt_size);
+	o->p = (struct e2verity_params){
+		.hash_alg = p->hash_alg, .salt = o->salt, .salt_size = p->salt_size
+	};
 	return o->h;
 }
 
@@ -305,11 +312,11 @@ static void e2v_jobs_run(struct e2v_ahead_job **jobs, unsigned int n, struct e2v
 				continue;
 		}
 		block = e2v_job_one_block(j);
-		/* with the parameters of the first such file: a file of others goes alone */
-		if (block && ns && (j->params.hash_alg != same[0]->params.hash_alg ||
-				    j->params.block_size != same[0]->params.block_size ||
-				    j->params.salt_size != same[0]->params.salt_size ||
-				    memcmp(j->params.salt, same[0]->params.salt, j->params.salt_size)))
+		/*
+		 * hashed like the first such file (their blocks are all the
+		 * filesystem's block size): a file hashed otherwise goes alone
+		 */
+		if (block && ns && !e2v_hash_alike(&j->params, &same[0]->params))
 			block = NULL;
 		if (!block || ns == E2V_HASHER_MANY) {
 			e2v_job_hash(j, keep);
@@ -551,6 +558,15 @@ const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_
 		return NULL;
 	j = &a->ring[a->head];
 	return j->ino == ino ? j : NULL;
+}
+
+void e2v_ahead_reader(const struct e2v_ahead_job *j, struct e2v_ext4_file *f)
+{
+	f->direct = 1;
+	f->fd = j->fd;
+	f->base = j->base;
+	f->map = j->map;
+	f->map_len = j->map_len;
 }
 
 uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len)

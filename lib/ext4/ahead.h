@@ -126,6 +126,9 @@ const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_
 /* @len zeroed bytes the batch keeps for the caller's thread until the next call; NULL if none */
 uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len);
 
+/* Makes @f read as the hashing thread read @j: pread() or the mapping, past libext2fs. */
+void e2v_ahead_reader(const struct e2v_ahead_job *j, struct e2v_ext4_file *f);
+
 /* Hands the tree blocks of @j to @tree as e2verity_compute() would have, and its result. */
 errcode_t e2v_ahead_replay(const struct e2v_ahead_job *j, e2verity_tree_fn tree, void *tree_ctx,
 			   struct e2verity_result *res);
