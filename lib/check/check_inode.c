@@ -421,7 +421,9 @@ static void e2v_check_meta_from(struct e2v_ahead_job *j, struct e2v_ext4_file *f
 		return;
 	/* the same extents and size: the same region, of the same length */
 	f->meta = j->meta;
+	f->meta_buf = j->meta_buf;
 	j->meta = NULL;
+	j->meta_buf = NULL;
 }
 
 /* Flags and mode of the inode, then its contents. */

@@ -405,7 +405,8 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	free(j->sig);
 	j->sig = NULL;
 	j->sig_size = 0;
-	free(j->meta);
+	free(j->meta_buf);
+	j->meta_buf = NULL;
 	j->meta = NULL;
 	free(j->ima_value);
 	j->ima_value = NULL;
@@ -458,7 +459,8 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 			free(j->extents);
 			j->extents = NULL;
 			j->nr_extents = 0;
-			free(j->meta);
+			free(j->meta_buf);
+			j->meta_buf = NULL;
 			j->meta = NULL;
 		} else {
 			j->state = E2V_JOB_QUEUED;
@@ -704,7 +706,7 @@ void e2v_ahead_free(struct e2verity_batch *a)
 		pthread_join(a->threads[i], NULL);
 	for (size_t i = 0; i < E2V_AHEAD_MAX_JOBS; i++) {
 		free(a->ring[i].extents);
-		free(a->ring[i].meta);
+		free(a->ring[i].meta_buf);
 		free(a->ring[i].sig);
 		free(a->ring[i].ima_value);
 		free(a->ring[i].tree);

@@ -37,8 +37,12 @@ struct e2v_ext4_file {
 	/* @fd mapped read-only from its byte 0 (@map_len bytes), or NULL: e2v_read_at() */
 	const uint8_t *map;
 	uint64_t map_len;
-	/* read directly: a small metadata region, read whole at its first use */
-	uint8_t *meta;
+	/*
+	 * Read directly: a small metadata region, read whole at its first use:
+	 * in place in @map when one extent holds it, else into @meta_buf
+	 */
+	const uint8_t *meta;
+	uint8_t *meta_buf;
 	/* e2v_ext4_file_map_bytes(): the image mapped read-only, window by window */
 	struct e2v_window *windows;
 	size_t nwindows, map_last; /* map_last: the window of the last request */
