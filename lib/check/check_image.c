@@ -86,6 +86,13 @@ static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_a
 		j->extents = f.extents;
 		j->nr_extents = f.nr_extents;
 		f.extents = NULL;
+		/* check opens it again from these rather than read and checksum it twice */
+		if (!f.fault.problem) {
+			j->inode = f.inode;
+			j->tree_node_blocks = f.tree_node_blocks;
+			j->last_leaf_empty = f.last_leaf_empty;
+			j->opened = 1;
+		}
 		j->finish = e2v_check_finish_ahead;
 		j->finish_ctx = opts;
 	} else {

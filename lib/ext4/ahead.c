@@ -413,6 +413,7 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	j->ima_len = 0;
 	j->held = 0;
 	j->plan_opts = NULL;
+	j->opened = 0;
 }
 
 /* Queues files until the window is full; on the caller's thread (libext2fs). */

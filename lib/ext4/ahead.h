@@ -71,6 +71,13 @@ struct e2v_ahead_job {
 	const void *plan_opts;
 	struct e2verity_seal_plan plan;
 	struct ext2_inode_large inode;
+	/*
+	 * check: set when the prepare callback opened the file without a fault
+	 * (e2v_ext4_file_open_in()): @inode, @extents and these are what it read
+	 */
+	int opened;
+	blk64_t tree_node_blocks;
+	int last_leaf_empty;
 };
 
 /*

@@ -81,6 +81,25 @@ errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zo
 	return err;
 }
 
+void e2v_ext4_file_reopen(struct e2v_ext4_file *f, ext2_filsys fs,
+			  const struct e2v_system_zone *zone, ext2_ino_t ino,
+			  const struct ext2_inode_large *inode, struct e2v_extent **extents,
+			  size_t nr_extents, blk64_t tree_node_blocks, int last_leaf_empty)
+{
+	memset(f, 0, sizeof(*f));
+	f->fs = fs;
+	f->ino = ino;
+	f->zone = zone;
+	f->inode = *inode;
+	f->size = EXT2_I_SIZE(EXT2_INODE(&f->inode));
+	f->extents = *extents;
+	f->nr_extents = nr_extents;
+	f->tree_node_blocks = tree_node_blocks;
+	f->last_leaf_empty = last_leaf_empty;
+	f->open = 1;
+	*extents = NULL;
+}
+
 uint8_t *e2v_ext4_file_bounce(struct e2v_ext4_file *f)
 {
 	if (!f->bounce)

@@ -84,6 +84,14 @@ errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_fil
 errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 				struct e2v_ext4_file *f);
 void e2v_ext4_file_close(struct e2v_ext4_file *f);
+/*
+ * Opens @f as e2v_ext4_file_open_in() did before, with no fault, from what it
+ * read then: the image has not changed since.  Takes *@extents (NULL after).
+ */
+void e2v_ext4_file_reopen(struct e2v_ext4_file *f, ext2_filsys fs,
+			  const struct e2v_system_zone *zone, ext2_ino_t ino,
+			  const struct ext2_inode_large *inode, struct e2v_extent **extents,
+			  size_t nr_extents, blk64_t tree_node_blocks, int last_leaf_empty);
 /* @f's buffer of one filesystem block, made at its first use (most files never need it); NULL: no memory */
 uint8_t *e2v_ext4_file_bounce(struct e2v_ext4_file *f);
 /* Re-reads the inode and its extents after the file was changed (errors as open). */
