@@ -18,7 +18,8 @@
  * The code is written once with the compiler's generic vector type and
  * compiled twice: for AVX-512 (the fast path, chosen at run time) and for
  * the baseline instruction set (slow, but the same lane, transposition and
- * padding logic, so the unit test proves it on any CPU).
+ * padding logic, so the unit test proves it on any CPU).  Only Maj differs:
+ * an intrinsic in the AVX-512 build, which the compiler would not fuse.
  */
 
 typedef uint32_t e2v_v16 __attribute__((vector_size(64)));
@@ -54,12 +55,12 @@ static const uint32_t e2v_x16_k[64] = {
 #define E2V_CH(e, f, g) ((g) ^ ((e) & ((f) ^ (g))))
 #define E2V_MAJ(a, b, c) (((a) & (b)) | ((c) & ((a) | (b))))
 
-/* one round; the caller renames the variables instead of moving them */
-#define E2V_RND(a, b, c, d, e, f, g, h, kw)                                                        \
+/* one round, Maj computed by @MAJ; the caller renames the variables instead of moving them */
+#define E2V_RND(a, b, c, d, e, f, g, h, kw, MAJ)                                                   \
 	do {                                                                                       \
 		__typeof__(h) t1_ = (h) + E2V_BSIG1(e) + E2V_CH(e, f, g) + (kw);                   \
 		(d) += t1_;                                                                        \
-		(h) = t1_ + E2V_BSIG0(a) + E2V_MAJ(a, b, c);                                       \
+		(h) = t1_ + E2V_BSIG0(a) + MAJ(a, b, c);                                           \
 	} while (0)
 
 /* W[t] in place of W[t-16], the sixteen last words kept in a ring */
@@ -68,20 +69,20 @@ static const uint32_t e2v_x16_k[64] = {
 	 E2V_SSIG1((w)[((j) + 14) & 15]) + (w)[((j) + 9) & 15] + E2V_SSIG0((w)[((j) + 1) & 15]))
 
 /* eight rounds from round t + j, @KW(j) the round's K + W */
-#define E2V_RND8(KW, j)                                                                            \
+#define E2V_RND8(KW, MAJ, j)                                                                       \
 	do {                                                                                       \
-		E2V_RND(a, b, c, d, e, f, g, h, KW((j) + 0));                                      \
-		E2V_RND(h, a, b, c, d, e, f, g, KW((j) + 1));                                      \
-		E2V_RND(g, h, a, b, c, d, e, f, KW((j) + 2));                                      \
-		E2V_RND(f, g, h, a, b, c, d, e, KW((j) + 3));                                      \
-		E2V_RND(e, f, g, h, a, b, c, d, KW((j) + 4));                                      \
-		E2V_RND(d, e, f, g, h, a, b, c, KW((j) + 5));                                      \
-		E2V_RND(c, d, e, f, g, h, a, b, KW((j) + 6));                                      \
-		E2V_RND(b, c, d, e, f, g, h, a, KW((j) + 7));                                      \
+		E2V_RND(a, b, c, d, e, f, g, h, KW((j) + 0), MAJ);                                 \
+		E2V_RND(h, a, b, c, d, e, f, g, KW((j) + 1), MAJ);                                 \
+		E2V_RND(g, h, a, b, c, d, e, f, KW((j) + 2), MAJ);                                 \
+		E2V_RND(f, g, h, a, b, c, d, e, KW((j) + 3), MAJ);                                 \
+		E2V_RND(e, f, g, h, a, b, c, d, KW((j) + 4), MAJ);                                 \
+		E2V_RND(d, e, f, g, h, a, b, c, KW((j) + 5), MAJ);                                 \
+		E2V_RND(c, d, e, f, g, h, a, b, KW((j) + 6), MAJ);                                 \
+		E2V_RND(b, c, d, e, f, g, h, a, KW((j) + 7), MAJ);                                 \
 	} while (0)
 
 /* K + W of a data block: the schedule word made just before the round needs it */
-#define E2V_KW_DATA(j) (t ? E2V_SCHED(w, j) : w[j]) + e2v_x16_k[t + (j)]
+#define E2V_KW_DATA(j) (t ? E2V_SCHED(w, j) : w[j]) + k[t + (j)]
 /* K + W of the padding block, the same in every lane, computed once */
 #define E2V_KW_PAD(j) kw[t + (j)]
 
@@ -109,14 +110,15 @@ static void e2v_x16_pad_kw(uint64_t total, uint32_t kw[64])
 static void e2v_x16_compress1(uint32_t s[8], const uint8_t *p)
 {
 	uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+	const uint32_t *k = e2v_x16_k;
 	uint32_t w[16];
 
 	for (int j = 0; j < 16; j++)
 		w[j] = (uint32_t)p[4 * j] << 24 | (uint32_t)p[4 * j + 1] << 16 |
 		       (uint32_t)p[4 * j + 2] << 8 | p[4 * j + 3];
 	for (int t = 0; t < 64; t += 16) {
-		E2V_RND8(E2V_KW_DATA, 0);
-		E2V_RND8(E2V_KW_DATA, 8);
+		E2V_RND8(E2V_KW_DATA, E2V_MAJ, 0);
+		E2V_RND8(E2V_KW_DATA, E2V_MAJ, 8);
 	}
 	s[0] += a, s[1] += b, s[2] += c, s[3] += d, s[4] += e, s[5] += f, s[6] += g, s[7] += h;
 }
@@ -175,29 +177,63 @@ E2V_INLINE void e2v_x16_load(e2v_v16 w[16], const uint8_t *const p[16], size_t o
 	E2V_TSTEP(w, 1, E2V_T1L, E2V_T1H);
 }
 
-/* the sixteen lanes' state @s through one block: @w (data) or @kw (the padding) */
-E2V_INLINE void e2v_x16_block(e2v_v16 s[8], e2v_v16 w[16], const uint32_t *kw)
-{
-	e2v_v16 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+/*
+ * The body of e2v_x16_block_*(): the sixteen lanes' state @s through one
+ * block, @w (data) or @kw (the padding), Maj computed by @MAJ.
+ */
+#define E2V_X16_BLOCK(MAJ)                                                                         \
+	do {                                                                                       \
+		e2v_v16 a = s[0], b = s[1], c = s[2], d = s[3];                                    \
+		e2v_v16 e = s[4], f = s[5], g = s[6], h = s[7];                                    \
+		const uint32_t *k = e2v_x16_k;                                                     \
+                                                                                                   \
+		/* K a broadcast operand of the add, not a constant made on the vector ports */    \
+		__asm__("" : "+r"(k));                                                             \
+                                                                                                   \
+		if (kw) {                                                                          \
+			_Pragma("GCC unroll 4") for (int t = 0; t < 64; t += 16)                   \
+			{                                                                          \
+				E2V_RND8(E2V_KW_PAD, MAJ, 0);                                      \
+				E2V_RND8(E2V_KW_PAD, MAJ, 8);                                      \
+			}                                                                          \
+		} else {                                                                           \
+			_Pragma("GCC unroll 4") for (int t = 0; t < 64; t += 16)                   \
+			{                                                                          \
+				E2V_RND8(E2V_KW_DATA, MAJ, 0);                                     \
+				E2V_RND8(E2V_KW_DATA, MAJ, 8);                                     \
+			}                                                                          \
+		}                                                                                  \
+		s[0] += a, s[1] += b, s[2] += c, s[3] += d;                                        \
+		s[4] += e, s[5] += f, s[6] += g, s[7] += h;                                        \
+	} while (0)
 
-	if (kw) {
-		_Pragma("GCC unroll 4") for (int t = 0; t < 64; t += 16)
-		{
-			E2V_RND8(E2V_KW_PAD, 0);
-			E2V_RND8(E2V_KW_PAD, 8);
-		}
-	} else {
-		_Pragma("GCC unroll 4") for (int t = 0; t < 64; t += 16)
-		{
-			E2V_RND8(E2V_KW_DATA, 0);
-			E2V_RND8(E2V_KW_DATA, 8);
-		}
-	}
-	s[0] += a, s[1] += b, s[2] += c, s[3] += d, s[4] += e, s[5] += f, s[6] += g, s[7] += h;
+static void e2v_x16_block_generic(e2v_v16 s[8], e2v_v16 w[16], const uint32_t *kw)
+{
+	E2V_X16_BLOCK(E2V_MAJ);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+/*
+ * Maj as the one vpternlogd it is (0xe8: the majority of the three bits):
+ * GCC 12 makes two instructions of each plain expression of it tried.
+ */
+#define E2V_MAJ_AVX512(a, b, c)                                                                    \
+	((e2v_v16)_mm512_ternarylogic_epi32((__m512i)(a), (__m512i)(b), (__m512i)(c), 0xe8))
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+e2v_x16_block_avx512(e2v_v16 s[8], e2v_v16 w[16], const uint32_t *kw)
+{
+	E2V_X16_BLOCK(E2V_MAJ_AVX512);
+}
+#else
+#define e2v_x16_block_avx512 e2v_x16_block_generic
+#endif
+
+/* @avx512: compiled for AVX-512, where e2v_x16_block_avx512() may run */
 E2V_INLINE void e2v_x16_impl(const struct e2v_sha256_mid *mid, const void *const data[],
-			     unsigned int n, size_t len, uint8_t *const out[])
+			     unsigned int n, size_t len, uint8_t *const out[], int avx512)
 {
 	uint32_t words[8][16] __attribute__((aligned(64)));
 	const uint8_t *p[16];
@@ -212,9 +248,15 @@ E2V_INLINE void e2v_x16_impl(const struct e2v_sha256_mid *mid, const void *const
 		s[j] = (e2v_v16){ 0 } + mid->h[j];
 	for (size_t off = 0; off < len; off += 64) {
 		e2v_x16_load(w, p, off);
-		e2v_x16_block(s, w, NULL);
+		if (avx512)
+			e2v_x16_block_avx512(s, w, NULL);
+		else
+			e2v_x16_block_generic(s, w, NULL);
 	}
-	e2v_x16_block(s, w, kw);
+	if (avx512)
+		e2v_x16_block_avx512(s, w, kw);
+	else
+		e2v_x16_block_generic(s, w, kw);
 	memcpy(words, s, sizeof(words));
 	for (unsigned int i = 0; i < n; i++)
 		for (int j = 0; j < 8; j++) {
@@ -230,7 +272,7 @@ E2V_INLINE void e2v_x16_impl(const struct e2v_sha256_mid *mid, const void *const
 void e2v_sha256_x16_generic(const struct e2v_sha256_mid *mid, const void *const data[],
 			    unsigned int n, size_t len, uint8_t *const out[])
 {
-	e2v_x16_impl(mid, data, n, len, out);
+	e2v_x16_impl(mid, data, n, len, out, 0);
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -259,7 +301,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 e2v_sha256_x16(const struct e2v_sha256_mid *mid, const void *const data[], unsigned int n,
 	       size_t len, uint8_t *const out[])
 {
-	e2v_x16_impl(mid, data, n, len, out);
+	e2v_x16_impl(mid, data, n, len, out, 1);
 }
 
 #else /* no AVX-512 on this architecture */
@@ -272,6 +314,6 @@ int e2v_sha256_x16_usable(void)
 void e2v_sha256_x16(const struct e2v_sha256_mid *mid, const void *const data[], unsigned int n,
 		    size_t len, uint8_t *const out[])
 {
-	e2v_x16_impl(mid, data, n, len, out);
+	e2v_x16_impl(mid, data, n, len, out, 0);
 }
 #endif

@@ -57,30 +57,30 @@ static const uint64_t e2v_x8_k[80] = {
 #define E2V_CH64(e, f, g) ((g) ^ ((e) & ((f) ^ (g))))
 #define E2V_MAJ64(a, b, c) (((a) & (b)) | ((c) & ((a) | (b))))
 
-#define E2V_RND64(a, b, c, d, e, f, g, h, kw)                                                      \
+#define E2V_RND64(a, b, c, d, e, f, g, h, kw, MAJ)                                                 \
 	do {                                                                                       \
 		__typeof__(h) t1_ = (h) + E2V_BSIG1_64(e) + E2V_CH64(e, f, g) + (kw);              \
 		(d) += t1_;                                                                        \
-		(h) = t1_ + E2V_BSIG0_64(a) + E2V_MAJ64(a, b, c);                                  \
+		(h) = t1_ + E2V_BSIG0_64(a) + MAJ(a, b, c);                                        \
 	} while (0)
 
 #define E2V_SCHED64(w, j)                                                                          \
 	((w)[j] += E2V_SSIG1_64((w)[((j) + 14) & 15]) + (w)[((j) + 9) & 15] +                      \
 		   E2V_SSIG0_64((w)[((j) + 1) & 15]))
 
-#define E2V_RND64X8(KW, j)                                                                         \
+#define E2V_RND64X8(KW, MAJ, j)                                                                    \
 	do {                                                                                       \
-		E2V_RND64(a, b, c, d, e, f, g, h, KW((j) + 0));                                    \
-		E2V_RND64(h, a, b, c, d, e, f, g, KW((j) + 1));                                    \
-		E2V_RND64(g, h, a, b, c, d, e, f, KW((j) + 2));                                    \
-		E2V_RND64(f, g, h, a, b, c, d, e, KW((j) + 3));                                    \
-		E2V_RND64(e, f, g, h, a, b, c, d, KW((j) + 4));                                    \
-		E2V_RND64(d, e, f, g, h, a, b, c, KW((j) + 5));                                    \
-		E2V_RND64(c, d, e, f, g, h, a, b, KW((j) + 6));                                    \
-		E2V_RND64(b, c, d, e, f, g, h, a, KW((j) + 7));                                    \
+		E2V_RND64(a, b, c, d, e, f, g, h, KW((j) + 0), MAJ);                               \
+		E2V_RND64(h, a, b, c, d, e, f, g, KW((j) + 1), MAJ);                               \
+		E2V_RND64(g, h, a, b, c, d, e, f, KW((j) + 2), MAJ);                               \
+		E2V_RND64(f, g, h, a, b, c, d, e, KW((j) + 3), MAJ);                               \
+		E2V_RND64(e, f, g, h, a, b, c, d, KW((j) + 4), MAJ);                               \
+		E2V_RND64(d, e, f, g, h, a, b, c, KW((j) + 5), MAJ);                               \
+		E2V_RND64(c, d, e, f, g, h, a, b, KW((j) + 6), MAJ);                               \
+		E2V_RND64(b, c, d, e, f, g, h, a, KW((j) + 7), MAJ);                               \
 	} while (0)
 
-#define E2V_KW64_DATA(j) (t ? E2V_SCHED64(w, j) : w[j]) + e2v_x8_k[t + (j)]
+#define E2V_KW64_DATA(j) (t ? E2V_SCHED64(w, j) : w[j]) + k[t + (j)]
 #define E2V_KW64_PAD(j) kw[t + (j)]
 
 /* the padding block's schedule with K added: 0x80, zeros, the length in bits (128-bit) */
@@ -102,6 +102,7 @@ static void e2v_x8_pad_kw(uint64_t total, uint64_t kw[80])
 static void e2v_x8_compress1(uint64_t s[8], const uint8_t *p)
 {
 	uint64_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+	const uint64_t *k = e2v_x8_k;
 	uint64_t w[16];
 
 	for (int j = 0; j < 16; j++) {
@@ -110,8 +111,8 @@ static void e2v_x8_compress1(uint64_t s[8], const uint8_t *p)
 			w[j] = w[j] << 8 | p[8 * j + i];
 	}
 	for (int t = 0; t < 80; t += 16) {
-		E2V_RND64X8(E2V_KW64_DATA, 0);
-		E2V_RND64X8(E2V_KW64_DATA, 8);
+		E2V_RND64X8(E2V_KW64_DATA, E2V_MAJ64, 0);
+		E2V_RND64X8(E2V_KW64_DATA, E2V_MAJ64, 8);
 	}
 	s[0] += a, s[1] += b, s[2] += c, s[3] += d, s[4] += e, s[5] += f, s[6] += g, s[7] += h;
 }
@@ -169,28 +170,57 @@ E2V_INLINE void e2v_x8_load(e2v_v8 w[16], const uint8_t *const p[8], size_t off)
 	}
 }
 
-E2V_INLINE void e2v_x8_block(e2v_v8 s[8], e2v_v8 w[16], const uint64_t *kw)
-{
-	e2v_v8 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+/* the body of e2v_x8_block_*(), as E2V_X16_BLOCK() in sha256_x16.c */
+#define E2V_X8_BLOCK(MAJ)                                                                          \
+	do {                                                                                       \
+		e2v_v8 a = s[0], b = s[1], c = s[2], d = s[3];                                     \
+		e2v_v8 e = s[4], f = s[5], g = s[6], h = s[7];                                     \
+		const uint64_t *k = e2v_x8_k;                                                      \
+                                                                                                   \
+		/* as in sha256_x16.c: K a broadcast operand, not a constant */                    \
+		__asm__("" : "+r"(k));                                                             \
+                                                                                                   \
+		if (kw) {                                                                          \
+			_Pragma("GCC unroll 5") for (int t = 0; t < 80; t += 16)                   \
+			{                                                                          \
+				E2V_RND64X8(E2V_KW64_PAD, MAJ, 0);                                 \
+				E2V_RND64X8(E2V_KW64_PAD, MAJ, 8);                                 \
+			}                                                                          \
+		} else {                                                                           \
+			_Pragma("GCC unroll 5") for (int t = 0; t < 80; t += 16)                   \
+			{                                                                          \
+				E2V_RND64X8(E2V_KW64_DATA, MAJ, 0);                                \
+				E2V_RND64X8(E2V_KW64_DATA, MAJ, 8);                                \
+			}                                                                          \
+		}                                                                                  \
+		s[0] += a, s[1] += b, s[2] += c, s[3] += d;                                        \
+		s[4] += e, s[5] += f, s[6] += g, s[7] += h;                                        \
+	} while (0)
 
-	if (kw) {
-		_Pragma("GCC unroll 5") for (int t = 0; t < 80; t += 16)
-		{
-			E2V_RND64X8(E2V_KW64_PAD, 0);
-			E2V_RND64X8(E2V_KW64_PAD, 8);
-		}
-	} else {
-		_Pragma("GCC unroll 5") for (int t = 0; t < 80; t += 16)
-		{
-			E2V_RND64X8(E2V_KW64_DATA, 0);
-			E2V_RND64X8(E2V_KW64_DATA, 8);
-		}
-	}
-	s[0] += a, s[1] += b, s[2] += c, s[3] += d, s[4] += e, s[5] += f, s[6] += g, s[7] += h;
+static void e2v_x8_block_generic(e2v_v8 s[8], e2v_v8 w[16], const uint64_t *kw)
+{
+	E2V_X8_BLOCK(E2V_MAJ64);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+/* Maj in one vpternlogq, as E2V_MAJ_AVX512 in sha256_x16.c */
+#define E2V_MAJ64_AVX512(a, b, c)                                                                  \
+	((e2v_v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), 0xe8))
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+e2v_x8_block_avx512(e2v_v8 s[8], e2v_v8 w[16], const uint64_t *kw)
+{
+	E2V_X8_BLOCK(E2V_MAJ64_AVX512);
+}
+#else
+#define e2v_x8_block_avx512 e2v_x8_block_generic
+#endif
+
+/* @avx512: compiled for AVX-512, where e2v_x8_block_avx512() may run */
 E2V_INLINE void e2v_x8_impl(const struct e2v_sha512_mid *mid, const void *const data[],
-			    unsigned int n, size_t len, uint8_t *const out[])
+			    unsigned int n, size_t len, uint8_t *const out[], int avx512)
 {
 	uint64_t words[8][8] __attribute__((aligned(64)));
 	const uint8_t *p[8];
@@ -205,9 +235,15 @@ E2V_INLINE void e2v_x8_impl(const struct e2v_sha512_mid *mid, const void *const 
 		s[j] = (e2v_v8){ 0 } + mid->h[j];
 	for (size_t off = 0; off < len; off += 128) {
 		e2v_x8_load(w, p, off);
-		e2v_x8_block(s, w, NULL);
+		if (avx512)
+			e2v_x8_block_avx512(s, w, NULL);
+		else
+			e2v_x8_block_generic(s, w, NULL);
 	}
-	e2v_x8_block(s, w, kw);
+	if (avx512)
+		e2v_x8_block_avx512(s, w, kw);
+	else
+		e2v_x8_block_generic(s, w, kw);
 	memcpy(words, s, sizeof(words));
 	for (unsigned int i = 0; i < n; i++)
 		for (int j = 0; j < 8; j++)
@@ -218,7 +254,7 @@ E2V_INLINE void e2v_x8_impl(const struct e2v_sha512_mid *mid, const void *const 
 void e2v_sha512_x8_generic(const struct e2v_sha512_mid *mid, const void *const data[],
 			   unsigned int n, size_t len, uint8_t *const out[])
 {
-	e2v_x8_impl(mid, data, n, len, out);
+	e2v_x8_impl(mid, data, n, len, out, 0);
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -226,12 +262,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 e2v_sha512_x8(const struct e2v_sha512_mid *mid, const void *const data[], unsigned int n,
 	      size_t len, uint8_t *const out[])
 {
-	e2v_x8_impl(mid, data, n, len, out);
+	e2v_x8_impl(mid, data, n, len, out, 1);
 }
 #else
 void e2v_sha512_x8(const struct e2v_sha512_mid *mid, const void *const data[], unsigned int n,
 		   size_t len, uint8_t *const out[])
 {
-	e2v_x8_impl(mid, data, n, len, out);
+	e2v_x8_impl(mid, data, n, len, out, 0);
 }
 #endif
