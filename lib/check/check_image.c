@@ -46,7 +46,9 @@ static errcode_t e2v_check_finish_ahead(const void *ctx, struct e2v_ahead_job *j
 	memcpy(j->salt, m.desc.salt, m.desc.salt_size);
 	/* read once: the caller's thread takes it rather than read it again */
 	j->meta = f.meta;
+	j->meta_buf = f.meta_buf;
 	f.meta = NULL;
+	f.meta_buf = NULL;
 	/*
 	 * The signature is judged here too (an RSA verification costs more
 	 * than hashing a small file); the caller's thread takes the verdict if
@@ -65,7 +67,7 @@ static errcode_t e2v_check_finish_ahead(const void *ctx, struct e2v_ahead_job *j
 	}
 out:
 	e2v_verity_meta_free(&m);
-	free(f.meta);
+	free(f.meta_buf);
 	return err;
 }
 
@@ -84,6 +86,13 @@ static errcode_t e2v_check_prepare_ahead(void *ctx, ext2_filsys fs, struct e2v_a
 		j->extents = f.extents;
 		j->nr_extents = f.nr_extents;
 		f.extents = NULL;
+		/* check opens it again from these rather than read and checksum it twice */
+		if (!f.fault.problem) {
+			j->inode = f.inode;
+			j->tree_node_blocks = f.tree_node_blocks;
+			j->last_leaf_empty = f.last_leaf_empty;
+			j->opened = 1;
+		}
 		j->finish = e2v_check_finish_ahead;
 		j->finish_ctx = opts;
 	} else {

@@ -353,7 +353,11 @@ static errcode_t e2v_check_file(struct e2v_check *c, struct e2v_ext4_file *f)
 		file->have_descriptor = 1;
 		file->desc = m.desc;
 		file->digest_size = e2verity_hash_alg_by_num(m.desc.hash_algorithm)->digest_size;
-		err = e2verity_descriptor_digest(&m.desc, file->digest);
+		/* the hashing thread's, when it made this very descriptor: a hash fewer here */
+		if (c->ahead && e2v_descriptor_same_digest(&m.desc, &c->ahead->res.desc))
+			memcpy(file->digest, c->ahead->res.digest, file->digest_size);
+		else
+			err = e2verity_descriptor_digest(&m.desc, file->digest);
 		if (err)
 			goto out;
 	}
@@ -421,18 +425,25 @@ static void e2v_check_meta_from(struct e2v_ahead_job *j, struct e2v_ext4_file *f
 		return;
 	/* the same extents and size: the same region, of the same length */
 	f->meta = j->meta;
+	f->meta_buf = j->meta_buf;
 	j->meta = NULL;
+	j->meta_buf = NULL;
 }
 
 /* Flags and mode of the inode, then its contents. */
 static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 {
+	struct e2v_ahead_job *j = c->ahead;
 	const struct e2v_inode_rule *rule;
 	struct ext2_inode_large inode;
 	struct e2v_ext4_file f;
-	errcode_t err;
+	errcode_t err = 0;
 
-	err = ext2fs_read_inode_full(c->fs, ino, EXT2_INODE(&inode), sizeof(inode));
+	/* check writes nothing: what the prepare callback read of the file is still true */
+	if (j && j->opened && j->ino == ino)
+		inode = j->inode;
+	else
+		err = ext2fs_read_inode_full(c->fs, ino, EXT2_INODE(&inode), sizeof(inode));
 	if (err)
 		return err;
 	c->file->data_size = EXT2_I_SIZE(EXT2_INODE(&inode));
@@ -458,7 +469,20 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		return e2v_report_values(c, rule->problem, 0, 0, 0);
 	}
 
-	err = e2v_ext4_file_open_in(c->fs, e2v_owners_zone(c->owners), ino, &f);
+	if (j && j->opened && j->ino == ino) {
+		e2v_ext4_file_reopen(&f, c->fs, e2v_owners_zone(c->owners), ino, &j->inode,
+				     &j->extents, j->nr_extents, j->tree_node_blocks,
+				     j->last_leaf_empty);
+		/* the extents of the metadata region the hashing thread read */
+		f.meta = j->meta;
+		f.meta_buf = j->meta_buf;
+		j->meta = NULL;
+		j->meta_buf = NULL;
+		j->nr_extents = 0;
+		err = 0;
+	} else {
+		err = e2v_ext4_file_open_in(c->fs, e2v_owners_zone(c->owners), ino, &f);
+	}
 	if (err == E2VERITY_ET_NO_MEMORY)
 		return err;
 	if (err && f.fault.problem && f.fault.err == err)

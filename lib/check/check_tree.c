@@ -57,6 +57,24 @@ struct e2v_tree_check {
 	uint64_t hashed;
 };
 
+/*
+ * One block hashed with the descriptor's parameters; the hasher is made at
+ * its first use: most small files have no stored tree and match.
+ */
+static errcode_t e2v_tree_hash(struct e2v_tree_check *tc, const uint8_t *block, size_t len,
+			       uint8_t *out)
+{
+	errcode_t err;
+
+	if (!tc->hasher) {
+		err = e2v_hasher_new(tc->d->hash_algorithm, tc->d->salt, tc->d->salt_size,
+				     &tc->hasher);
+		if (err)
+			return err;
+	}
+	return e2v_hasher_block(tc->hasher, block, len, out);
+}
+
 static int e2v_is_bad(const struct e2v_tree_check *tc, unsigned int lvl, uint64_t i)
 {
 	uint64_t t = tc->geo->level_start[lvl] + i;
@@ -165,7 +183,7 @@ static errcode_t e2v_tree_sink(void *ctx, const void *block, size_t size, uint64
 	}
 
 	/* the stored block itself must hash to what its parent keeps for it */
-	err = e2v_hasher_block(tc->hasher, stored, tc->bs, got);
+	err = e2v_tree_hash(tc, stored, tc->bs, got);
 	if (!err)
 		err = e2v_parent_entry(tc, lvl, i, &want);
 	if (err)
@@ -256,7 +274,7 @@ static errcode_t e2v_hash_data_block(struct e2v_tree_check *tc, uint64_t k, uint
 		return E2VERITY_ET_NO_MEMORY;
 	err = e2v_ext4_file_read(tc->f, buf, len, pos);
 	if (!err)
-		err = e2v_hasher_block(tc->hasher, buf, tc->bs, out);
+		err = e2v_tree_hash(tc, buf, tc->bs, out);
 	free(buf);
 	return err;
 }
@@ -311,7 +329,7 @@ static errcode_t e2v_report_level(struct e2v_tree_check *tc, unsigned int lvl)
 		return 0;
 	err = e2v_stored_block(tc, lvl, g->level_start[lvl] + mm.block, &stored);
 	if (!err)
-		err = e2v_hasher_block(tc->hasher, stored, tc->bs, mm.computed);
+		err = e2v_tree_hash(tc, stored, tc->bs, mm.computed);
 	if (!err)
 		err = e2v_parent_entry(tc, lvl, mm.block, &want);
 	if (err)
@@ -377,9 +395,6 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 	tc.hpb = tc.bs / tc.ds;
 	tc.merkle_pos = m->layout.merkle_pos;
 	tc.window_blocks = E2V_TREE_WINDOW / tc.bs ? E2V_TREE_WINDOW / tc.bs : 1;
-	err = e2v_hasher_new(p.hash_alg, p.salt, p.salt_size, &tc.hasher);
-	if (err)
-		return err;
 	tc.bad = calloc(geo.tree_blocks / 8 + 1, 1);
 	tc.leaves = calloc(geo.num_levels ? geo.level_blocks[0] : 1, sizeof(*tc.leaves));
 	if (!tc.bad || !tc.leaves) {

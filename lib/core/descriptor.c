@@ -185,6 +185,19 @@ errcode_t e2verity_descriptor_digest(const struct e2verity_descriptor *d, uint8_
 	return e2verity_hash_buf(d->hash_algorithm, raw, sizeof(raw), out);
 }
 
+int e2v_descriptor_same_digest(const struct e2verity_descriptor *a,
+			       const struct e2verity_descriptor *b)
+{
+	struct e2verity_descriptor x = *a, y = *b;
+	uint8_t ra[E2VERITY_DESCRIPTOR_SIZE], rb[E2VERITY_DESCRIPTOR_SIZE];
+
+	x.sig_size = 0;
+	y.sig_size = 0;
+	e2verity_descriptor_encode(&x, ra);
+	e2verity_descriptor_encode(&y, rb);
+	return memcmp(ra, rb, sizeof(ra)) == 0;
+}
+
 errcode_t e2verity_formatted_digest(unsigned int alg_num, const uint8_t *digest, uint8_t *out,
 				    size_t *out_len)
 {

@@ -51,4 +51,8 @@ void e2v_descriptor_unpack(const uint8_t *raw, struct e2verity_descriptor *d);
 /* Zeroes the sig_size field of @raw: as the kernel returns and hashes it. */
 void e2v_descriptor_clear_sig_size(uint8_t *raw);
 
+/* 1 if @a and @b hash to the same digest: they encode alike but for sig_size */
+int e2v_descriptor_same_digest(const struct e2verity_descriptor *a,
+			       const struct e2verity_descriptor *b);
+
 #endif /* E2VERITY_DESCRIPTOR_H */

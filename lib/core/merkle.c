@@ -342,8 +342,8 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 				  res, keep);
 }
 
-errcode_t e2v_result_finish(const struct e2verity_params *p, uint64_t data_size,
-			    const uint8_t *root, struct e2verity_result *res)
+void e2v_result_describe(const struct e2verity_params *p, uint64_t data_size,
+			 const uint8_t *root, struct e2verity_result *res)
 {
 	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(p->hash_alg);
 	struct e2verity_descriptor *d = &res->desc;
@@ -359,7 +359,13 @@ errcode_t e2v_result_finish(const struct e2verity_params *p, uint64_t data_size,
 	if (p->salt_size)
 		memcpy(d->salt, p->salt, p->salt_size);
 	res->digest_size = alg->digest_size;
-	return e2verity_descriptor_digest(d, res->digest);
+}
+
+errcode_t e2v_result_finish(const struct e2verity_params *p, uint64_t data_size,
+			    const uint8_t *root, struct e2verity_result *res)
+{
+	e2v_result_describe(p, data_size, root, res);
+	return e2verity_descriptor_digest(&res->desc, res->digest);
 }
 
 errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data_size,

@@ -51,6 +51,8 @@ struct e2v_one_hasher {
 	struct e2verity_hasher *h;
 	struct e2verity_params p; /* what @h hashes with: its salt is @salt */
 	uint8_t salt[E2VERITY_MAX_SALT_SIZE];
+	struct e2verity_hasher *desc; /* unsalted, of algorithm @desc_alg: for descriptors */
+	unsigned int desc_alg;
 };
 
 struct e2verity_batch {
@@ -274,6 +276,26 @@ static struct e2verity_hasher *e2v_one_hasher_for(struct e2v_one_hasher *o,
 	return o->h;
 }
 
+static struct e2verity_hasher *e2v_one_desc_hasher(struct e2v_one_hasher *o, unsigned int alg)
+{
+	if (o->desc && o->desc_alg == alg)
+		return o->desc;
+	e2v_hasher_free(o->desc);
+	o->desc = NULL;
+	if (e2v_hasher_new(alg, NULL, 0, &o->desc))
+		return NULL;
+	o->desc_alg = alg;
+	return o->desc;
+}
+
+static void e2v_one_hasher_free(struct e2v_one_hasher *o)
+{
+	e2v_hasher_free(o->h);
+	e2v_hasher_free(o->desc);
+	o->h = NULL;
+	o->desc = NULL;
+}
+
 /*
  * The data block of a file of one block (Merkle and filesystem block alike)
  * in the image's mapping, zeros after EOF: its hash is the root hash.  NULL
@@ -294,12 +316,13 @@ static const uint8_t *e2v_job_one_block(const struct e2v_ahead_job *j)
 static void e2v_jobs_run(struct e2v_ahead_job **jobs, unsigned int n, struct e2v_scratch *keep,
 			 struct e2v_one_hasher *one)
 {
-	struct e2v_ahead_job *same[E2V_HASHER_MANY];
-	const void *blocks[E2V_HASHER_MANY];
+	struct e2v_ahead_job *same[E2V_HASHER_MANY], *which[E2V_HASHER_MANY];
+	const void *blocks[E2V_HASHER_MANY], *descs[E2V_HASHER_MANY];
 	uint8_t roots[E2V_HASHER_MANY][E2VERITY_MAX_DIGEST_SIZE];
+	uint8_t raw[E2V_HASHER_MANY][E2VERITY_DESCRIPTOR_SIZE];
 	uint8_t *out[E2V_HASHER_MANY];
 	struct e2verity_hasher *h = NULL;
-	unsigned int ns = 0;
+	unsigned int ns = 0, nd = 0;
 	errcode_t err;
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -331,6 +354,7 @@ static void e2v_jobs_run(struct e2v_ahead_job **jobs, unsigned int n, struct e2v
 	h = e2v_one_hasher_for(one, &same[0]->params);
 	err = h ? e2v_hasher_many(h, blocks, ns, same[0]->params.block_size, out)
 		: E2VERITY_ET_NO_MEMORY;
+	/* then their descriptors' digests, together too: as costly as the blocks otherwise */
 	for (unsigned int i = 0; i < ns; i++) {
 		struct e2v_ahead_job *j = same[i];
 
@@ -339,8 +363,24 @@ static void e2v_jobs_run(struct e2v_ahead_job **jobs, unsigned int n, struct e2v
 			memset(&j->res, 0, sizeof(j->res));
 			j->err = e2verity_geometry(&j->params, j->size, &j->res.geo);
 		}
-		if (!j->err)
-			j->err = e2v_result_finish(&j->params, j->size, roots[i], &j->res);
+		if (j->err)
+			continue;
+		e2v_result_describe(&j->params, j->size, roots[i], &j->res);
+		e2verity_descriptor_encode(&j->res.desc, raw[nd]);
+		descs[nd] = raw[nd];
+		out[nd] = j->res.digest;
+		which[nd++] = j;
+	}
+	if (nd) {
+		h = e2v_one_desc_hasher(one, same[0]->params.hash_alg);
+		err = h ? e2v_hasher_many(h, descs, nd, E2VERITY_DESCRIPTOR_SIZE, out)
+			: E2VERITY_ET_NO_MEMORY;
+		for (unsigned int i = 0; i < nd; i++)
+			which[i]->err = err;
+	}
+	for (unsigned int i = 0; i < ns; i++) {
+		struct e2v_ahead_job *j = same[i];
+
 		/* the block was taken from the mapping only with zeros after EOF */
 		j->tail_zero = !j->err;
 		e2v_job_sign(j);
@@ -391,7 +431,7 @@ static void *e2v_ahead_main(void *arg)
 	}
 	pthread_mutex_unlock(&a->lock);
 	e2v_scratch_free(&keep);
-	e2v_hasher_free(one.h);
+	e2v_one_hasher_free(&one);
 	return NULL;
 }
 
@@ -405,13 +445,15 @@ void e2v_ahead_job_free(struct e2v_ahead_job *j)
 	free(j->sig);
 	j->sig = NULL;
 	j->sig_size = 0;
-	free(j->meta);
+	free(j->meta_buf);
+	j->meta_buf = NULL;
 	j->meta = NULL;
 	free(j->ima_value);
 	j->ima_value = NULL;
 	j->ima_len = 0;
 	j->held = 0;
 	j->plan_opts = NULL;
+	j->opened = 0;
 }
 
 /* Queues files until the window is full; on the caller's thread (libext2fs). */
@@ -458,7 +500,8 @@ static errcode_t e2v_ahead_fill(struct e2verity_batch *a)
 			free(j->extents);
 			j->extents = NULL;
 			j->nr_extents = 0;
-			free(j->meta);
+			free(j->meta_buf);
+			j->meta_buf = NULL;
 			j->meta = NULL;
 		} else {
 			j->state = E2V_JOB_QUEUED;
@@ -704,14 +747,14 @@ void e2v_ahead_free(struct e2verity_batch *a)
 		pthread_join(a->threads[i], NULL);
 	for (size_t i = 0; i < E2V_AHEAD_MAX_JOBS; i++) {
 		free(a->ring[i].extents);
-		free(a->ring[i].meta);
+		free(a->ring[i].meta_buf);
 		free(a->ring[i].sig);
 		free(a->ring[i].ima_value);
 		free(a->ring[i].tree);
 		free(a->ring[i].offsets);
 	}
 	e2v_scratch_free(&a->keep);
-	e2v_hasher_free(a->one.h);
+	e2v_one_hasher_free(&a->one);
 	free(a->buf);
 	if (a->map)
 		munmap((void *)a->map, a->map_len);

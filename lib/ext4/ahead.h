@@ -55,7 +55,8 @@ struct e2v_ahead_job {
 	uint8_t *sig; /* malloc()ed: made by @sign, or the stored one to judge */
 	size_t sig_size;
 	/* check: the metadata region of @extents and @size, read whole by the prepare callback */
-	uint8_t *meta;
+	const uint8_t *meta;
+	uint8_t *meta_buf; /* what @meta points into when it is not in the mapping */
 	uint8_t *ima_value; /* malloc()ed, from @ima_sign */
 	size_t ima_len;
 	int verified; /* @verify_rep holds the verdict */
@@ -70,6 +71,13 @@ struct e2v_ahead_job {
 	const void *plan_opts;
 	struct e2verity_seal_plan plan;
 	struct ext2_inode_large inode;
+	/*
+	 * check: set when the prepare callback opened the file without a fault
+	 * (e2v_ext4_file_open_in()): @inode, @extents and these are what it read
+	 */
+	int opened;
+	blk64_t tree_node_blocks;
+	int last_leaf_empty;
 };
 
 /*

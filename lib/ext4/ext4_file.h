@@ -37,8 +37,12 @@ struct e2v_ext4_file {
 	/* @fd mapped read-only from its byte 0 (@map_len bytes), or NULL: e2v_read_at() */
 	const uint8_t *map;
 	uint64_t map_len;
-	/* read directly: a small metadata region, read whole at its first use */
-	uint8_t *meta;
+	/*
+	 * Read directly: a small metadata region, read whole at its first use:
+	 * in place in @map when one extent holds it, else into @meta_buf
+	 */
+	const uint8_t *meta;
+	uint8_t *meta_buf;
 	/* e2v_ext4_file_map_bytes(): the image mapped read-only, window by window */
 	struct e2v_window *windows;
 	size_t nwindows, map_last; /* map_last: the window of the last request */
@@ -80,6 +84,14 @@ errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_fil
 errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 				struct e2v_ext4_file *f);
 void e2v_ext4_file_close(struct e2v_ext4_file *f);
+/*
+ * Opens @f as e2v_ext4_file_open_in() did before, with no fault, from what it
+ * read then: the image has not changed since.  Takes *@extents (NULL after).
+ */
+void e2v_ext4_file_reopen(struct e2v_ext4_file *f, ext2_filsys fs,
+			  const struct e2v_system_zone *zone, ext2_ino_t ino,
+			  const struct ext2_inode_large *inode, struct e2v_extent **extents,
+			  size_t nr_extents, blk64_t tree_node_blocks, int last_leaf_empty);
 /* @f's buffer of one filesystem block, made at its first use (most files never need it); NULL: no memory */
 uint8_t *e2v_ext4_file_bounce(struct e2v_ext4_file *f);
 /* Re-reads the inode and its extents after the file was changed (errors as open). */
