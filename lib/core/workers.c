@@ -56,8 +56,9 @@ static errcode_t e2v_worker_adopt(struct e2v_worker *w, struct e2verity_hasher *
 	return 0;
 }
 
+/* blocks @first to @last of the @end blocks at @data */
 static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size_t first,
-				 size_t last, unsigned int bs, uint8_t *digests)
+				 size_t last, size_t end, unsigned int bs, uint8_t *digests)
 {
 	unsigned int ds = e2v_hasher_digest_size(w->hasher), n = 0;
 	/* blocks waiting to be hashed together: up to sixteen side by side, or in pairs */
@@ -75,7 +76,7 @@ static errcode_t e2v_hash_blocks(struct e2v_worker *w, const uint8_t *data, size
 		 * its first line would miss on the zero test of every block, one
 		 * after another; asked for early, the misses overlap the hashing.
 		 */
-		if (i + E2V_HASHER_MANY < last)
+		if (i + E2V_HASHER_MANY < end)
 			__builtin_prefetch(block + E2V_HASHER_MANY * bs);
 		zero = e2v_all_zero(block, bs);
 
@@ -115,7 +116,8 @@ static errcode_t e2v_worker_run(struct e2verity_workers *p, struct e2v_worker *w
 
 		if (first >= p->nblocks)
 			break;
-		err = e2v_hash_blocks(w, p->data, first, last, p->block_size, p->digests);
+		err = e2v_hash_blocks(w, p->data, first, last, p->nblocks, p->block_size,
+				      p->digests);
 	}
 	if (err) /* the others stop at their next slice */
 		__atomic_store_n(&p->next, p->nblocks, __ATOMIC_RELAXED);
@@ -154,7 +156,7 @@ errcode_t e2v_workers_start(struct e2verity_workers *p, unsigned int active,
 	if (!p) {
 		struct e2v_worker solo = { .hasher = tmpl };
 
-		return e2v_hash_blocks(&solo, data, 0, nblocks, block_size, digests);
+		return e2v_hash_blocks(&solo, data, 0, nblocks, nblocks, block_size, digests);
 	}
 	p->tmpl = tmpl;
 	p->data = data;
@@ -162,10 +164,12 @@ errcode_t e2v_workers_start(struct e2verity_workers *p, unsigned int active,
 	p->digests = digests;
 	p->block_size = block_size;
 	p->active = n ? n : 1;
-	/* a few slices a thread: whoever is free takes the next, the caller too once it is back */
-	p->slice = e2v_div_round_up(nblocks, 4 * p->active);
-	/* whole batches for the many-lane hash */
-	p->slice = e2v_round_up(p->slice ? p->slice : 1, E2V_HASHER_MANY);
+	/*
+	 * Slices of one batch for the many-lane hash: whoever is free takes the
+	 * next, the caller too once it is back, and the last thread to finish
+	 * keeps the others waiting for one batch at most.
+	 */
+	p->slice = E2V_HASHER_MANY;
 	p->next = 0;
 	p->running = 1;
 	if (p->active == 1)
