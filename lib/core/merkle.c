@@ -17,7 +17,11 @@
 /* waking a thread of a lasting pool is cheaper */
 #define E2V_MIN_BYTES_PER_WAKEUP (32u << 10)
 
-/* One partly filled tree block per level: memory is bounded by the height. */
+/*
+ * Per level, up to E2V_HASHER_MANY tree blocks, the last partly filled: the
+ * full ones are hashed together, side by side in vector lanes, not one by
+ * one.  Memory is bounded by the height.
+ */
 struct e2v_builder {
 	const struct e2verity_params *p;
 	const struct e2verity_geometry *g;
@@ -26,8 +30,10 @@ struct e2v_builder {
 	e2verity_tree_fn sink;
 	void *sink_ctx;
 	uint8_t *level_buf[E2VERITY_MAX_LEVELS];
-	size_t level_fill[E2VERITY_MAX_LEVELS];
-	uint64_t level_next[E2VERITY_MAX_LEVELS];
+	unsigned int level_cap[E2VERITY_MAX_LEVELS];  /* blocks level_buf holds */
+	unsigned int level_full[E2VERITY_MAX_LEVELS]; /* full blocks in it, not yet hashed */
+	size_t level_fill[E2VERITY_MAX_LEVELS];	      /* bytes in the block after them */
+	uint64_t level_next[E2VERITY_MAX_LEVELS];     /* the level's index of level_buf's first */
 	uint8_t root[E2VERITY_MAX_DIGEST_SIZE];
 	/* a tree block of one repeated hash, for the runs of all-zero blocks in holes */
 	uint8_t *repeat_buf;
@@ -35,36 +41,59 @@ struct e2v_builder {
 
 static errcode_t e2v_add_hash(struct e2v_builder *b, unsigned int level, const uint8_t *digest);
 
-static errcode_t e2v_emit_block(struct e2v_builder *b, unsigned int level)
+/* Hands the full blocks of @level to the sink and their hashes to the level above. */
+static errcode_t e2v_emit_blocks(struct e2v_builder *b, unsigned int level)
 {
-	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
-	uint8_t *buf = b->level_buf[level];
-	uint64_t index = b->g->level_start[level] + b->level_next[level]++;
+	const unsigned int bs = b->p->block_size, n = b->level_full[level];
+	uint8_t digests[E2V_HASHER_MANY][E2VERITY_MAX_DIGEST_SIZE], *out[E2V_HASHER_MANY] = { 0 };
+	const void *blocks[E2V_HASHER_MANY] = { 0 };
 	errcode_t err;
 
-	memset(buf + b->level_fill[level], 0, b->p->block_size - b->level_fill[level]);
-	b->level_fill[level] = 0;
-	if (b->sink) {
-		err = b->sink(b->sink_ctx, buf, b->p->block_size, index * b->p->block_size);
-		if (err)
-			return err;
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t index = b->g->level_start[level] + b->level_next[level] + i;
+
+		blocks[i] = b->level_buf[level] + (size_t)i * bs;
+		out[i] = digests[i];
+		if (b->sink) {
+			err = b->sink(b->sink_ctx, blocks[i], bs, index * bs);
+			if (err)
+				return err;
+		}
 	}
-	err = e2v_hasher_block(b->hasher, buf, b->p->block_size, digest);
-	if (err)
-		return err;
-	return e2v_add_hash(b, level + 1, digest);
+	b->level_next[level] += n;
+	b->level_full[level] = 0;
+	err = e2v_hasher_many(b->hasher, blocks, n, bs, out);
+	for (unsigned int i = 0; !err && i < n; i++)
+		err = e2v_add_hash(b, level + 1, digests[i]);
+	return err;
+}
+
+/* Ends the partly filled block of @level, zero-padded; hashed when the buffer is full. */
+static errcode_t e2v_end_block(struct e2v_builder *b, unsigned int level)
+{
+	const unsigned int bs = b->p->block_size;
+	uint8_t *block = b->level_buf[level] + (size_t)b->level_full[level] * bs;
+
+	memset(block + b->level_fill[level], 0, bs - b->level_fill[level]);
+	b->level_fill[level] = 0;
+	if (++b->level_full[level] < b->level_cap[level])
+		return 0;
+	return e2v_emit_blocks(b, level);
 }
 
 static errcode_t e2v_add_hash(struct e2v_builder *b, unsigned int level, const uint8_t *digest)
 {
+	const unsigned int bs = b->p->block_size;
+
 	if (level == b->g->num_levels) {
 		memcpy(b->root, digest, b->digest_size);
 		return 0;
 	}
-	memcpy(b->level_buf[level] + b->level_fill[level], digest, b->digest_size);
+	memcpy(b->level_buf[level] + (size_t)b->level_full[level] * bs + b->level_fill[level],
+	       digest, b->digest_size);
 	b->level_fill[level] += b->digest_size;
-	if (b->level_fill[level] + b->digest_size > b->p->block_size)
-		return e2v_emit_block(b, level);
+	if (b->level_fill[level] + b->digest_size > bs)
+		return e2v_end_block(b, level);
 	return 0;
 }
 
@@ -90,6 +119,12 @@ static errcode_t e2v_add_repeat(struct e2v_builder *b, unsigned int level, const
 	}
 	if (!count)
 		return 0;
+	/* the blocks before the run go first: the run's place in the level follows theirs */
+	if (b->level_full[level]) {
+		err = e2v_emit_blocks(b, level);
+		if (err)
+			return err;
+	}
 	if (!b->repeat_buf) {
 		b->repeat_buf = malloc(bs);
 		if (!b->repeat_buf)
@@ -177,7 +212,8 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 		chunk_size = E2V_CHUNK_SIZE;
 	active = data_size / (workers ? E2V_MIN_BYTES_PER_WAKEUP : E2V_MIN_BYTES_PER_THREAD);
 	if (!workers && active > 1 && b->p->threads.count > 1) {
-		err = e2verity_workers_new(active < b->p->threads.count ? active : b->p->threads.count, &own);
+		err = e2verity_workers_new(
+			active < b->p->threads.count ? active : b->p->threads.count, &own);
 		if (err)
 			return err;
 		workers = own;
@@ -220,7 +256,7 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 				if (!err && !have_zero) {
 					memset(bufs[cur], 0, bs);
 					err = e2v_hasher_block(b->hasher, bufs[cur], bs,
-								    zero_digest);
+							       zero_digest);
 					have_zero = 1;
 				}
 				if (!err)
@@ -360,7 +396,10 @@ errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data
 	if (err)
 		return err;
 	for (i = 0; i < res->geo.num_levels; i++) {
-		b.level_buf[i] = malloc(p.block_size);
+		b.level_cap[i] = res->geo.level_blocks[i] < E2V_HASHER_MANY
+					 ? res->geo.level_blocks[i]
+					 : E2V_HASHER_MANY;
+		b.level_buf[i] = malloc((size_t)b.level_cap[i] * p.block_size);
 		if (!b.level_buf[i]) {
 			err = E2VERITY_ET_NO_MEMORY;
 			goto out;
@@ -369,13 +408,14 @@ errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data
 	err = e2v_hash_data(&b, data_size, read, seek, map, read_ctx, keep);
 	if (err)
 		goto out;
-	/* Flush the partial blocks, lowest level first: each feeds the next. */
+	/* Flush the blocks left, lowest level first: each feeds the next. */
 	for (i = 0; i < res->geo.num_levels; i++) {
-		if (b.level_fill[i]) {
-			err = e2v_emit_block(&b, i);
-			if (err)
-				goto out;
-		}
+		if (b.level_fill[i])
+			err = e2v_end_block(&b, i);
+		if (!err && b.level_full[i])
+			err = e2v_emit_blocks(&b, i);
+		if (err)
+			goto out;
 	}
 
 	err = e2v_result_finish(&p, data_size, b.root, res);

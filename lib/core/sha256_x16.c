@@ -27,25 +27,6 @@ typedef uint8_t e2v_b64 __attribute__((vector_size(64)));
 
 #define E2V_INLINE static inline __attribute__((always_inline))
 
-static const uint32_t e2v_x16_iv[8] = {
-	0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-};
-
-/* the first 32 bits of the fractional parts of the cube roots of the first 64 primes */
-static const uint32_t e2v_x16_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-	0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-	0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-	0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-	0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-	0xc67178f2,
-};
-
 /* written for scalars and vectors alike: the compiler makes rotates and ternary logic of them */
 #define E2V_ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 #define E2V_BSIG0(x) (E2V_ROR(x, 2) ^ E2V_ROR(x, 13) ^ E2V_ROR(x, 22))
@@ -102,7 +83,7 @@ static void e2v_x16_pad_kw(uint64_t total, uint32_t kw[64])
 
 		if (t >= 16)
 			E2V_SCHED(w, j);
-		kw[t] = w[j] + e2v_x16_k[t];
+		kw[t] = w[j] + e2v_sha256_k[t];
 	}
 }
 
@@ -110,7 +91,7 @@ static void e2v_x16_pad_kw(uint64_t total, uint32_t kw[64])
 static void e2v_x16_compress1(uint32_t s[8], const uint8_t *p)
 {
 	uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-	const uint32_t *k = e2v_x16_k;
+	const uint32_t *k = e2v_sha256_k;
 	uint32_t w[16];
 
 	for (int j = 0; j < 16; j++)
@@ -125,7 +106,7 @@ static void e2v_x16_compress1(uint32_t s[8], const uint8_t *p)
 
 void e2v_sha256_x16_init(struct e2v_sha256_mid *mid, const uint8_t *first_block)
 {
-	memcpy(mid->h, e2v_x16_iv, sizeof(mid->h));
+	memcpy(mid->h, e2v_sha256_iv, sizeof(mid->h));
 	mid->prefix = 0;
 	if (first_block) {
 		e2v_x16_compress1(mid->h, first_block);
@@ -185,7 +166,7 @@ E2V_INLINE void e2v_x16_load(e2v_v16 w[16], const uint8_t *const p[16], size_t o
 	do {                                                                                       \
 		e2v_v16 a = s[0], b = s[1], c = s[2], d = s[3];                                    \
 		e2v_v16 e = s[4], f = s[5], g = s[6], h = s[7];                                    \
-		const uint32_t *k = e2v_x16_k;                                                     \
+		const uint32_t *k = e2v_sha256_k;                                                  \
                                                                                                    \
 		/* K a broadcast operand of the add, not a constant made on the vector ports */    \
 		__asm__("" : "+r"(k));                                                             \

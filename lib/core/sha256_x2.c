@@ -16,13 +16,13 @@
  * rounds are written here with compiler intrinsics, selected at run time.
  */
 
-static const uint32_t e2v_sha256_iv[8] = {
+const uint32_t e2v_sha256_iv[8] = {
 	0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 };
 
 /* the first 32 bits of the fractional parts of the cube roots of the first 64 primes */
-static const uint32_t e2v_sha256_k[64] __attribute__((aligned(16))) = {
+const uint32_t e2v_sha256_k[64] __attribute__((aligned(16))) = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
 	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
 	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
@@ -287,7 +287,6 @@ void e2v_sha256_ni_init(struct e2v_sha256_mid *mid, const uint8_t *first_block)
 	(void)first_block;
 	memcpy(mid->h, e2v_sha256_iv, sizeof(mid->h));
 	mid->prefix = 0;
-	(void)e2v_sha256_k;
 }
 
 void e2v_sha256_ni_x1(const struct e2v_sha256_mid *mid, const void *data, size_t len, uint8_t *out)

@@ -11,6 +11,10 @@ struct e2v_sha256_mid {
 	uint64_t prefix; /* bytes absorbed: 0 or 64 (one padded salt block) */
 };
 
+/* SHA-256's initial state and round constants, for sha256_x16.c too */
+extern const uint32_t e2v_sha256_iv[8];
+extern const uint32_t e2v_sha256_k[64];
+
 /* 1 if this CPU has the SHA extensions and SSE4.1 */
 int e2v_sha256_ni_usable(void);
 /* the state after @first_block (64 bytes), or the initial state if it is NULL */

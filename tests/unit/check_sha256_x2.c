@@ -1,32 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check_sha256_x2.c - unit tests of lib/core/sha256_x2.c: each lane against OpenSSL's SHA-256 */
-#include <openssl/evp.h>
-#include <stdio.h>
-
-#include "unit.h"
+#include "unit_sha.h"
 #include "core/sha256_x2.h"
-
-/* OpenSSL's SHA-256 of the zero-padded salt block (if any) followed by @len bytes of @data */
-static void ref_sha256(const uint8_t *salt_block, const uint8_t *data, size_t len, uint8_t *out)
-{
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-
-	ck_assert_ptr_nonnull(c);
-	ck_assert_int_eq(EVP_DigestInit_ex(c, EVP_sha256(), NULL), 1);
-	if (salt_block)
-		ck_assert_int_eq(EVP_DigestUpdate(c, salt_block, 64), 1);
-	ck_assert_int_eq(EVP_DigestUpdate(c, data, len), 1);
-	ck_assert_int_eq(EVP_DigestFinal_ex(c, out, NULL), 1);
-	EVP_MD_CTX_free(c);
-}
-
-static void fill(uint8_t *p, size_t len, uint32_t seed)
-{
-	for (size_t i = 0; i < len; i++) {
-		seed = seed * 1103515245 + 12345;
-		p[i] = seed >> 16;
-	}
-}
 
 /*
  * Every length a Merkle block can have (and the odd multiples of 64 between
@@ -49,7 +24,7 @@ START_TEST(test_against_openssl)
 	}
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_nonnull(b);
-	fill(salt, sizeof(salt), 7);
+	unit_fill(salt, sizeof(salt), 7);
 	for (unsigned int salt_size = 0; salt_size <= E2VERITY_MAX_SALT_SIZE; salt_size++) {
 		memset(block, 0, sizeof(block));
 		memcpy(block, salt, salt_size);
@@ -59,10 +34,10 @@ START_TEST(test_against_openssl)
 				const uint8_t *pa = a + shift, *pb = b + !shift;
 				const uint8_t *sb = salt_size ? block : NULL;
 
-				fill(a, MAX + 1, len + salt_size);
-				fill(b, MAX + 1, ~(uint32_t)(len * 3 + salt_size));
-				ref_sha256(sb, pa, len, want_a);
-				ref_sha256(sb, pb, len, want_b);
+				unit_fill(a, MAX + 1, len + salt_size);
+				unit_fill(b, MAX + 1, ~(uint32_t)(len * 3 + salt_size));
+				unit_ref_digest(EVP_sha256(), sb, 64, pa, len, want_a);
+				unit_ref_digest(EVP_sha256(), sb, 64, pb, len, want_b);
 				e2v_sha256_ni_x1(&mid, pa, len, got_a);
 				ck_assert_mem_eq(got_a, want_a, 32);
 				e2v_sha256_ni_x2(&mid, pa, pb, len, got_a, got_b);
