@@ -5,10 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "txn_io.h"
@@ -41,24 +39,6 @@ struct e2v_txn_io {
 	 */
 	int wb_fd;
 	uint64_t wb_base;
-	/*
-	 * A run handed to the writer thread, which writes it with pwrite() on
-	 * @wr_fd while this thread goes on (the pages of a fresh image cost
-	 * about as much to write as the rest of sealing a small file).  Only
-	 * when the channel below is unix_io itself: what an undo file or a
-	 * test's fault injection must see goes through it, in turn.  Anything
-	 * that meets the run in flight, and anything written below, waits
-	 * for it first, so the disk sees the writes in the same order.
-	 */
-	int wr_fd; /* -1: no writer */
-	int wr_started, wr_quit;
-	pthread_t wr_thread;
-	pthread_mutex_t wr_lock;
-	pthread_cond_t wr_cond;
-	uint8_t *flight, *spare;
-	blk64_t flight_start;
-	unsigned int flight_n; /* 0: the writer is idle */
-	errcode_t flight_err;  /* of a run written in the background, for the next drain */
 };
 
 /* the largest run of data blocks kept before it is written */
@@ -71,123 +51,10 @@ static struct e2v_txn_io *e2v_tio(io_channel c)
 	return c->private_data;
 }
 
-static void *e2v_writer_main(void *arg)
-{
-	struct e2v_txn_io *t = arg;
-
-	pthread_mutex_lock(&t->wr_lock);
-	for (;;) {
-		uint64_t start, len, pos;
-		const uint8_t *p;
-		errcode_t err = 0;
-
-		while (!t->flight_n && !t->wr_quit)
-			pthread_cond_wait(&t->wr_cond, &t->wr_lock);
-		if (!t->flight_n)
-			break;
-		start = t->wb_base + t->flight_start * (uint64_t)t->bs;
-		len = (uint64_t)t->flight_n * t->bs;
-		p = t->flight;
-		pthread_mutex_unlock(&t->wr_lock);
-		for (pos = start; len;) {
-			ssize_t w = pwrite(t->wr_fd, p, len, pos);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				err = w < 0 ? errno : EXT2_ET_SHORT_WRITE;
-				break;
-			}
-			p += w;
-			pos += w;
-			len -= w;
-		}
-		/* a hint only: durability is the commit's fsync() */
-		if (!err)
-			(void)sync_file_range(t->wr_fd, start, pos - start, SYNC_FILE_RANGE_WRITE);
-		pthread_mutex_lock(&t->wr_lock);
-		if (err && !t->flight_err)
-			t->flight_err = err;
-		t->flight_n = 0;
-		pthread_cond_broadcast(&t->wr_cond);
-	}
-	pthread_mutex_unlock(&t->wr_lock);
-	return NULL;
-}
-
-/* Waits until the writer is idle; the error of what it wrote since the last drain. */
-static errcode_t e2v_writer_wait(struct e2v_txn_io *t)
-{
-	errcode_t err;
-
-	if (!t->wr_started)
-		return 0;
-	pthread_mutex_lock(&t->wr_lock);
-	while (t->flight_n)
-		pthread_cond_wait(&t->wr_cond, &t->wr_lock);
-	err = t->flight_err;
-	t->flight_err = 0;
-	pthread_mutex_unlock(&t->wr_lock);
-	return err;
-}
-
-/* Hands the pending run to the writer thread: 1 if it took it. */
-static int e2v_writer_take(struct e2v_txn_io *t, errcode_t *err)
-{
-	uint8_t *swap;
-
-	*err = 0;
-	if (t->wr_fd < 0)
-		return 0;
-	if (!t->spare) {
-		t->spare = malloc((size_t)t->run_cap * t->bs);
-		if (!t->spare)
-			goto sync;
-	}
-	if (!t->wr_started) {
-		if (pthread_mutex_init(&t->wr_lock, NULL))
-			goto sync;
-		if (pthread_cond_init(&t->wr_cond, NULL)) {
-			pthread_mutex_destroy(&t->wr_lock);
-			goto sync;
-		}
-		if (pthread_create(&t->wr_thread, NULL, e2v_writer_main, t)) {
-			pthread_cond_destroy(&t->wr_cond);
-			pthread_mutex_destroy(&t->wr_lock);
-			goto sync;
-		}
-		t->wr_started = 1;
-	}
-	*err = e2v_writer_wait(t);
-	if (*err)
-		return 1;
-	/* what unix_io holds of these blocks, dirty or clean, goes first: it is older */
-	*err = e2v_io_drop_cache(t->inner);
-	if (*err)
-		return 1;
-	swap = t->flight;
-	t->flight = t->run;
-	t->run = swap ? swap : t->spare;
-	if (t->run == t->spare)
-		t->spare = NULL;
-	pthread_mutex_lock(&t->wr_lock);
-	t->flight_start = t->run_start;
-	t->flight_n = t->run_n;
-	pthread_cond_broadcast(&t->wr_cond);
-	pthread_mutex_unlock(&t->wr_lock);
-	t->run_n = 0;
-	return 1;
-sync:
-	/* no thread: written here, as they come */
-	close(t->wr_fd);
-	t->wr_fd = -1;
-	return 0;
-}
-
 /*
- * Writes the pending run of data, or hands it to the writer thread.  A run
- * of more than four blocks goes past unix_io's cache, which may keep a
- * clean, now stale copy of one of its blocks: the cache is emptied after it.
+ * Writes the pending run of data.  A run of more than four blocks goes
+ * past unix_io's cache, which may keep a clean, now stale copy of one of
+ * its blocks: the cache is emptied after it.
  */
 static errcode_t e2v_run_write(struct e2v_txn_io *t)
 {
@@ -196,12 +63,8 @@ static errcode_t e2v_run_write(struct e2v_txn_io *t)
 
 	if (!n)
 		return 0;
-	if (n > 4 && e2v_writer_take(t, &err))
-		return err;
 	t->run_n = 0;
-	err = e2v_writer_wait(t);
-	if (!err)
-		err = io_channel_write_blk64(t->inner, t->run_start, n, t->run);
+	err = io_channel_write_blk64(t->inner, t->run_start, n, t->run);
 	if (!err && n > 4)
 		err = e2v_io_drop_cache(t->inner);
 	if (!err && n > 4) {
@@ -213,26 +76,10 @@ static errcode_t e2v_run_write(struct e2v_txn_io *t)
 	return err;
 }
 
-/* Writes the pending run and waits for the writer: everything written is the disk's. */
-static errcode_t e2v_run_drain(struct e2v_txn_io *t)
+/* Whether [@blk, @blk + @n) meets the pending run. */
+static int e2v_run_meets(const struct e2v_txn_io *t, blk64_t blk, uint64_t n)
 {
-	errcode_t err = e2v_run_write(t), err2 = e2v_writer_wait(t);
-
-	return err ? err : err2;
-}
-
-/* Whether [@blk, @blk + @n) meets the pending run or the one in flight. */
-static int e2v_run_meets(struct e2v_txn_io *t, blk64_t blk, uint64_t n)
-{
-	int meets = t->run_n && blk < t->run_start + t->run_n && t->run_start < blk + n;
-
-	if (!meets && t->wr_started) {
-		pthread_mutex_lock(&t->wr_lock);
-		meets = t->flight_n && blk < t->flight_start + t->flight_n &&
-			t->flight_start < blk + n;
-		pthread_mutex_unlock(&t->wr_lock);
-	}
-	return meets;
+	return t->run_n && blk < t->run_start + t->run_n && t->run_start < blk + n;
 }
 
 /* Writes the pending run first if the request touches it: the request sees it on disk. */
@@ -242,9 +89,11 @@ static errcode_t e2v_run_settle(io_channel c, unsigned long long block, int coun
 	uint64_t pos = block * (uint64_t)c->block_size;
 	uint64_t len = count < 0 ? (uint64_t) - (int64_t)count : (uint64_t)count * c->block_size;
 
-	if (!len || !e2v_run_meets(t, pos / t->bs, (pos % t->bs + len + t->bs - 1) / t->bs))
+	if (!t->run_n || !len)
 		return 0;
-	return e2v_run_drain(t);
+	if (!e2v_run_meets(t, pos / t->bs, (pos % t->bs + len + t->bs - 1) / t->bs))
+		return 0;
+	return e2v_run_write(t);
 }
 
 /*
@@ -263,9 +112,8 @@ static errcode_t e2v_run_add(struct e2v_txn_io *t, blk64_t blk, int nblk, const 
 		if (!t->run)
 			t->run_cap = (unsigned int)-1; /* never again: written as they come */
 	}
-	/* written below by the caller: after everything before it */
 	if (t->run_cap == (unsigned int)-1 || (unsigned int)nblk >= t->run_cap)
-		return e2v_run_drain(t);
+		return e2v_run_write(t);
 	if (t->run_n && (blk != t->run_start + t->run_n || t->run_n + nblk > t->run_cap)) {
 		err = e2v_run_write(t);
 		if (err)
@@ -283,14 +131,14 @@ errcode_t e2v_txn_io_settle(ext2_filsys fs)
 {
 	if (!e2v_txn_io_is(fs))
 		return 0;
-	return e2v_run_drain(e2v_tio(fs->io));
+	return e2v_run_write(e2v_tio(fs->io));
 }
 
 errcode_t e2v_txn_io_settle_range(ext2_filsys fs, blk64_t blk, blk64_t n)
 {
 	if (!e2v_txn_io_is(fs) || !e2v_run_meets(e2v_tio(fs->io), blk, n))
 		return 0;
-	return e2v_run_drain(e2v_tio(fs->io));
+	return e2v_run_write(e2v_tio(fs->io));
 }
 
 static size_t e2v_slot(const struct e2v_txn_io *t, blk64_t blk)
@@ -570,7 +418,7 @@ static errcode_t e2v_tio_set_blksize(io_channel c, int blksize)
 static errcode_t e2v_tio_flush(io_channel c)
 {
 	/* held metadata is not the disk's until the journal commits it; data is */
-	errcode_t err = e2v_run_drain(e2v_tio(c));
+	errcode_t err = e2v_run_write(e2v_tio(c));
 
 	return err ? err : io_channel_flush(e2v_tio(c)->inner);
 }
@@ -614,22 +462,6 @@ static errcode_t e2v_tio_close(io_channel c)
 	/* data goes where nothing on disk points yet: writing it is harmless */
 	if (!t->dropping)
 		err = e2v_run_write(t);
-	err2 = e2v_writer_wait(t);
-	if (!err)
-		err = err2;
-	if (t->wr_started) {
-		pthread_mutex_lock(&t->wr_lock);
-		t->wr_quit = 1;
-		pthread_cond_broadcast(&t->wr_cond);
-		pthread_mutex_unlock(&t->wr_lock);
-		pthread_join(t->wr_thread, NULL);
-		pthread_cond_destroy(&t->wr_cond);
-		pthread_mutex_destroy(&t->wr_lock);
-	}
-	if (t->wr_fd >= 0)
-		close(t->wr_fd);
-	free(t->flight);
-	free(t->spare);
 	/* what was never committed never reaches the disk */
 	e2v_txn_io_drop_all(c);
 	free(t->tab);
@@ -694,7 +526,6 @@ errcode_t e2v_txn_io_wrap(ext2_filsys fs)
 	t->inner = fs->io;
 	t->bs = fs->blocksize;
 	t->wb_fd = -1;
-	t->wr_fd = -1;
 	fs->io = fs->image_io = c;
 	return 0;
 nomem:
@@ -712,16 +543,7 @@ int e2v_txn_io_is(ext2_filsys fs)
 
 io_channel e2v_txn_io_inner(io_channel c)
 {
-	struct e2v_txn_io *t = e2v_tio(c);
-
-	/* whoever writes below directly writes after the run in flight; its error is kept */
-	if (t->wr_started) {
-		errcode_t err = e2v_writer_wait(t);
-
-		if (err)
-			t->flight_err = err;
-	}
-	return t->inner;
+	return e2v_tio(c)->inner;
 }
 
 size_t e2v_txn_io_held(io_channel c, struct e2v_held **v)
@@ -740,30 +562,6 @@ size_t e2v_txn_io_held(io_channel c, struct e2v_held **v)
 	return t->n;
 }
 
-/*
- * A descriptor that writes the file @fd reads (opened read-write, or @name
- * opened again and found to be the same file); -1 if there is none.
- */
-static int e2v_writable_twin(int fd, const char *name)
-{
-	struct stat a, b;
-	int w;
-
-	if ((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR)
-		return fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (!name || fstat(fd, &a))
-		return -1;
-	w = open(name, O_WRONLY | O_CLOEXEC);
-	if (w < 0)
-		return -1;
-	if (fstat(w, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
-	    a.st_rdev != b.st_rdev) {
-		close(w);
-		return -1;
-	}
-	return w;
-}
-
 void e2v_txn_io_set_image_fd(io_channel c, int fd, uint64_t base)
 {
 	struct e2v_txn_io *t = e2v_tio(c);
@@ -772,8 +570,6 @@ void e2v_txn_io_set_image_fd(io_channel c, int fd, uint64_t base)
 		close(t->wb_fd);
 	t->wb_fd = fd;
 	t->wb_base = base;
-	if (t->wr_fd < 0 && fd >= 0 && t->inner->manager == unix_io_manager)
-		t->wr_fd = e2v_writable_twin(fd, t->inner->name);
 }
 
 void e2v_txn_io_set_dropping(io_channel c, int on)
