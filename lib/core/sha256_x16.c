@@ -70,11 +70,20 @@ typedef uint8_t e2v_b64 __attribute__((vector_size(64)));
 /*
  * The last block of every message here: the input is whole 64-byte blocks,
  * so it is 0x80, zeros and the length in bits.  Its schedule depends on the
- * length alone, so it is computed once, in scalars, with K added.
+ * length alone, so it is computed once, in scalars, with K added, and kept
+ * for the thread's next call: all the calls of a tree have one length.
  */
-static void e2v_x16_pad_kw(uint64_t total, uint32_t kw[64])
+static const uint32_t *e2v_x16_pad_kw(uint64_t total)
 {
+	static __thread uint32_t kw[64];
+	static __thread uint64_t kw_total;
+	static __thread int kw_valid;
 	uint32_t w[16] = { 0x80000000u };
+
+	if (kw_valid && kw_total == total)
+		return kw;
+	kw_valid = 1;
+	kw_total = total;
 
 	w[14] = (uint32_t)((total * 8) >> 32);
 	w[15] = (uint32_t)(total * 8);
@@ -85,6 +94,7 @@ static void e2v_x16_pad_kw(uint64_t total, uint32_t kw[64])
 			E2V_SCHED(w, j);
 		kw[t] = w[j] + e2v_sha256_k[t];
 	}
+	return kw;
 }
 
 /* one scalar compression, for the salted state that all lanes share */
@@ -218,13 +228,12 @@ E2V_INLINE void e2v_x16_impl(const struct e2v_sha256_mid *mid, const void *const
 {
 	uint32_t words[8][16] __attribute__((aligned(64)));
 	const uint8_t *p[16];
-	uint32_t kw[64];
+	const uint32_t *kw = e2v_x16_pad_kw(mid->prefix + len);
 	e2v_v16 s[8], w[16];
 
 	/* idle lanes hash a copy of the first message; their digests are dropped */
 	for (unsigned int i = 0; i < 16; i++)
 		p[i] = data[i < n ? i : 0];
-	e2v_x16_pad_kw(mid->prefix + len, kw);
 	for (int j = 0; j < 8; j++)
 		s[j] = (e2v_v16){ 0 } + mid->h[j];
 	for (size_t off = 0; off < len; off += 64) {

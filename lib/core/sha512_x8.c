@@ -83,10 +83,21 @@ static const uint64_t e2v_x8_k[80] = {
 #define E2V_KW64_DATA(j) (t ? E2V_SCHED64(w, j) : w[j]) + k[t + (j)]
 #define E2V_KW64_PAD(j) kw[t + (j)]
 
-/* the padding block's schedule with K added: 0x80, zeros, the length in bits (128-bit) */
-static void e2v_x8_pad_kw(uint64_t total, uint64_t kw[80])
+/*
+ * The padding block's schedule with K added: 0x80, zeros, the length in bits
+ * (128-bit); kept for the thread's next call, as in sha256_x16.c
+ */
+static const uint64_t *e2v_x8_pad_kw(uint64_t total)
 {
+	static __thread uint64_t kw[80];
+	static __thread uint64_t kw_total;
+	static __thread int kw_valid;
 	uint64_t w[16] = { 0x8000000000000000ULL };
+
+	if (kw_valid && kw_total == total)
+		return kw;
+	kw_valid = 1;
+	kw_total = total;
 
 	w[14] = total >> 61;
 	w[15] = total * 8;
@@ -97,6 +108,7 @@ static void e2v_x8_pad_kw(uint64_t total, uint64_t kw[80])
 			E2V_SCHED64(w, j);
 		kw[t] = w[j] + e2v_x8_k[t];
 	}
+	return kw;
 }
 
 static void e2v_x8_compress1(uint64_t s[8], const uint8_t *p)
@@ -224,13 +236,12 @@ E2V_INLINE void e2v_x8_impl(const struct e2v_sha512_mid *mid, const void *const 
 {
 	uint64_t words[8][8] __attribute__((aligned(64)));
 	const uint8_t *p[8];
-	uint64_t kw[80];
+	const uint64_t *kw = e2v_x8_pad_kw(mid->prefix + len);
 	e2v_v8 s[8], w[16];
 
 	/* idle lanes hash a copy of the first message; their digests are dropped */
 	for (unsigned int i = 0; i < 8; i++)
 		p[i] = data[i < n ? i : 0];
-	e2v_x8_pad_kw(mid->prefix + len, kw);
 	for (int j = 0; j < 8; j++)
 		s[j] = (e2v_v8){ 0 } + mid->h[j];
 	for (size_t off = 0; off < len; off += 128) {
