@@ -70,11 +70,20 @@ typedef uint8_t e2v_b64 __attribute__((vector_size(64)));
 /*
  * The last block of every message here: the input is whole 64-byte blocks,
  * so it is 0x80, zeros and the length in bits.  Its schedule depends on the
- * length alone, so it is computed once, in scalars, with K added.
+ * length alone, so it is computed once, in scalars, with K added, and kept
+ * for the thread's next call: all the calls of a tree have one length.
  */
-static void e2v_x16_pad_kw(uint64_t total, uint32_t kw[64])
+static const uint32_t *e2v_x16_pad_kw(uint64_t total)
 {
+	static __thread uint32_t kw[64];
+	static __thread uint64_t kw_total;
+	static __thread int kw_valid;
 	uint32_t w[16] = { 0x80000000u };
+
+	if (kw_valid && kw_total == total)
+		return kw;
+	kw_valid = 1;
+	kw_total = total;
 
 	w[14] = (uint32_t)((total * 8) >> 32);
 	w[15] = (uint32_t)(total * 8);
@@ -85,6 +94,7 @@ static void e2v_x16_pad_kw(uint64_t total, uint32_t kw[64])
 			E2V_SCHED(w, j);
 		kw[t] = w[j] + e2v_sha256_k[t];
 	}
+	return kw;
 }
 
 /* one scalar compression, for the salted state that all lanes share */
@@ -158,39 +168,46 @@ E2V_INLINE void e2v_x16_load(e2v_v16 w[16], const uint8_t *const p[16], size_t o
 	E2V_TSTEP(w, 1, E2V_T1L, E2V_T1H);
 }
 
-/*
- * The body of e2v_x16_block_*(): the sixteen lanes' state @s through one
- * block, @w (data) or @kw (the padding), Maj computed by @MAJ.
- */
-#define E2V_X16_BLOCK(MAJ)                                                                         \
+/* the sixteen lanes' state @s through one block's rounds, @KW(j) their K + W, @MAJ their Maj */
+#define E2V_X16_ROUNDS(KW, MAJ)                                                                    \
 	do {                                                                                       \
 		e2v_v16 a = s[0], b = s[1], c = s[2], d = s[3];                                    \
 		e2v_v16 e = s[4], f = s[5], g = s[6], h = s[7];                                    \
-		const uint32_t *k = e2v_sha256_k;                                                  \
                                                                                                    \
-		/* K a broadcast operand of the add, not a constant made on the vector ports */    \
-		__asm__("" : "+r"(k));                                                             \
-                                                                                                   \
-		if (kw) {                                                                          \
-			_Pragma("GCC unroll 4") for (int t = 0; t < 64; t += 16)                   \
-			{                                                                          \
-				E2V_RND8(E2V_KW_PAD, MAJ, 0);                                      \
-				E2V_RND8(E2V_KW_PAD, MAJ, 8);                                      \
-			}                                                                          \
-		} else {                                                                           \
-			_Pragma("GCC unroll 4") for (int t = 0; t < 64; t += 16)                   \
-			{                                                                          \
-				E2V_RND8(E2V_KW_DATA, MAJ, 0);                                     \
-				E2V_RND8(E2V_KW_DATA, MAJ, 8);                                     \
-			}                                                                          \
+		_Pragma("GCC unroll 4") for (int t = 0; t < 64; t += 16)                           \
+		{                                                                                  \
+			E2V_RND8(KW, MAJ, 0);                                                      \
+			E2V_RND8(KW, MAJ, 8);                                                      \
 		}                                                                                  \
 		s[0] += a, s[1] += b, s[2] += c, s[3] += d;                                        \
 		s[4] += e, s[5] += f, s[6] += g, s[7] += h;                                        \
 	} while (0)
 
-static void e2v_x16_block_generic(e2v_v16 s[8], e2v_v16 w[16], const uint32_t *kw)
+/*
+ * The body of e2v_x16_run_*(): the state @s through the @len bytes of the
+ * sixteen messages @p and the padding block (K + W @kw), Maj computed by
+ * @MAJ.  One function a call, not a block: the compiler may not inline a
+ * block's rounds twice, and a call for each block costs the state's trip
+ * through memory.
+ */
+#define E2V_X16_RUN(MAJ)                                                                           \
+	do {                                                                                       \
+		const uint32_t *k = e2v_sha256_k;                                                  \
+		e2v_v16 w[16];                                                                     \
+                                                                                                   \
+		/* K a broadcast operand of the add, not a constant made on the vector ports */    \
+		__asm__("" : "+r"(k));                                                             \
+		for (size_t off = 0; off < len; off += 64) {                                       \
+			e2v_x16_load(w, p, off);                                                   \
+			E2V_X16_ROUNDS(E2V_KW_DATA, MAJ);                                          \
+		}                                                                                  \
+		E2V_X16_ROUNDS(E2V_KW_PAD, MAJ);                                                   \
+	} while (0)
+
+static void e2v_x16_run_generic(e2v_v16 s[8], const uint8_t *const p[16], size_t len,
+				const uint32_t *kw)
 {
-	E2V_X16_BLOCK(E2V_MAJ);
+	E2V_X16_RUN(E2V_MAJ);
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -204,40 +221,32 @@ static void e2v_x16_block_generic(e2v_v16 s[8], e2v_v16 w[16], const uint32_t *k
 	((e2v_v16)_mm512_ternarylogic_epi32((__m512i)(a), (__m512i)(b), (__m512i)(c), 0xe8))
 
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void
-e2v_x16_block_avx512(e2v_v16 s[8], e2v_v16 w[16], const uint32_t *kw)
+e2v_x16_run_avx512(e2v_v16 s[8], const uint8_t *const p[16], size_t len, const uint32_t *kw)
 {
-	E2V_X16_BLOCK(E2V_MAJ_AVX512);
+	E2V_X16_RUN(E2V_MAJ_AVX512);
 }
 #else
-#define e2v_x16_block_avx512 e2v_x16_block_generic
+#define e2v_x16_run_avx512 e2v_x16_run_generic
 #endif
 
-/* @avx512: compiled for AVX-512, where e2v_x16_block_avx512() may run */
+/* @avx512: compiled for AVX-512, where e2v_x16_run_avx512() may run */
 E2V_INLINE void e2v_x16_impl(const struct e2v_sha256_mid *mid, const void *const data[],
 			     unsigned int n, size_t len, uint8_t *const out[], int avx512)
 {
 	uint32_t words[8][16] __attribute__((aligned(64)));
 	const uint8_t *p[16];
-	uint32_t kw[64];
-	e2v_v16 s[8], w[16];
+	const uint32_t *kw = e2v_x16_pad_kw(mid->prefix + len);
+	e2v_v16 s[8];
 
 	/* idle lanes hash a copy of the first message; their digests are dropped */
 	for (unsigned int i = 0; i < 16; i++)
 		p[i] = data[i < n ? i : 0];
-	e2v_x16_pad_kw(mid->prefix + len, kw);
 	for (int j = 0; j < 8; j++)
 		s[j] = (e2v_v16){ 0 } + mid->h[j];
-	for (size_t off = 0; off < len; off += 64) {
-		e2v_x16_load(w, p, off);
-		if (avx512)
-			e2v_x16_block_avx512(s, w, NULL);
-		else
-			e2v_x16_block_generic(s, w, NULL);
-	}
 	if (avx512)
-		e2v_x16_block_avx512(s, w, kw);
+		e2v_x16_run_avx512(s, p, len, kw);
 	else
-		e2v_x16_block_generic(s, w, kw);
+		e2v_x16_run_generic(s, p, len, kw);
 	memcpy(words, s, sizeof(words));
 	for (unsigned int i = 0; i < n; i++)
 		for (int j = 0; j < 8; j++) {

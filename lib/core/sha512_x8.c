@@ -83,10 +83,21 @@ static const uint64_t e2v_x8_k[80] = {
 #define E2V_KW64_DATA(j) (t ? E2V_SCHED64(w, j) : w[j]) + k[t + (j)]
 #define E2V_KW64_PAD(j) kw[t + (j)]
 
-/* the padding block's schedule with K added: 0x80, zeros, the length in bits (128-bit) */
-static void e2v_x8_pad_kw(uint64_t total, uint64_t kw[80])
+/*
+ * The padding block's schedule with K added: 0x80, zeros, the length in bits
+ * (128-bit); kept for the thread's next call, as in sha256_x16.c
+ */
+static const uint64_t *e2v_x8_pad_kw(uint64_t total)
 {
+	static __thread uint64_t kw[80];
+	static __thread uint64_t kw_total;
+	static __thread int kw_valid;
 	uint64_t w[16] = { 0x8000000000000000ULL };
+
+	if (kw_valid && kw_total == total)
+		return kw;
+	kw_valid = 1;
+	kw_total = total;
 
 	w[14] = total >> 61;
 	w[15] = total * 8;
@@ -97,6 +108,7 @@ static void e2v_x8_pad_kw(uint64_t total, uint64_t kw[80])
 			E2V_SCHED64(w, j);
 		kw[t] = w[j] + e2v_x8_k[t];
 	}
+	return kw;
 }
 
 static void e2v_x8_compress1(uint64_t s[8], const uint8_t *p)
@@ -170,36 +182,40 @@ E2V_INLINE void e2v_x8_load(e2v_v8 w[16], const uint8_t *const p[8], size_t off)
 	}
 }
 
-/* the body of e2v_x8_block_*(), as E2V_X16_BLOCK() in sha256_x16.c */
-#define E2V_X8_BLOCK(MAJ)                                                                          \
+/* the eight lanes' state @s through one block's rounds, as E2V_X16_ROUNDS() in sha256_x16.c */
+#define E2V_X8_ROUNDS(KW, MAJ)                                                                     \
 	do {                                                                                       \
 		e2v_v8 a = s[0], b = s[1], c = s[2], d = s[3];                                     \
 		e2v_v8 e = s[4], f = s[5], g = s[6], h = s[7];                                     \
-		const uint64_t *k = e2v_x8_k;                                                      \
                                                                                                    \
-		/* as in sha256_x16.c: K a broadcast operand, not a constant */                    \
-		__asm__("" : "+r"(k));                                                             \
-                                                                                                   \
-		if (kw) {                                                                          \
-			_Pragma("GCC unroll 5") for (int t = 0; t < 80; t += 16)                   \
-			{                                                                          \
-				E2V_RND64X8(E2V_KW64_PAD, MAJ, 0);                                 \
-				E2V_RND64X8(E2V_KW64_PAD, MAJ, 8);                                 \
-			}                                                                          \
-		} else {                                                                           \
-			_Pragma("GCC unroll 5") for (int t = 0; t < 80; t += 16)                   \
-			{                                                                          \
-				E2V_RND64X8(E2V_KW64_DATA, MAJ, 0);                                \
-				E2V_RND64X8(E2V_KW64_DATA, MAJ, 8);                                \
-			}                                                                          \
+		_Pragma("GCC unroll 5") for (int t = 0; t < 80; t += 16)                           \
+		{                                                                                  \
+			E2V_RND64X8(KW, MAJ, 0);                                                   \
+			E2V_RND64X8(KW, MAJ, 8);                                                   \
 		}                                                                                  \
 		s[0] += a, s[1] += b, s[2] += c, s[3] += d;                                        \
 		s[4] += e, s[5] += f, s[6] += g, s[7] += h;                                        \
 	} while (0)
 
-static void e2v_x8_block_generic(e2v_v8 s[8], e2v_v8 w[16], const uint64_t *kw)
+/* the body of e2v_x8_run_*(), as E2V_X16_RUN() in sha256_x16.c */
+#define E2V_X8_RUN(MAJ)                                                                            \
+	do {                                                                                       \
+		const uint64_t *k = e2v_x8_k;                                                      \
+		e2v_v8 w[16];                                                                      \
+                                                                                                   \
+		/* K a broadcast operand, not a constant */                                        \
+		__asm__("" : "+r"(k));                                                             \
+		for (size_t off = 0; off < len; off += 128) {                                      \
+			e2v_x8_load(w, p, off);                                                    \
+			E2V_X8_ROUNDS(E2V_KW64_DATA, MAJ);                                         \
+		}                                                                                  \
+		E2V_X8_ROUNDS(E2V_KW64_PAD, MAJ);                                                  \
+	} while (0)
+
+static void e2v_x8_run_generic(e2v_v8 s[8], const uint8_t *const p[8], size_t len,
+			       const uint64_t *kw)
 {
-	E2V_X8_BLOCK(E2V_MAJ64);
+	E2V_X8_RUN(E2V_MAJ64);
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -210,40 +226,32 @@ static void e2v_x8_block_generic(e2v_v8 s[8], e2v_v8 w[16], const uint64_t *kw)
 	((e2v_v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), 0xe8))
 
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void
-e2v_x8_block_avx512(e2v_v8 s[8], e2v_v8 w[16], const uint64_t *kw)
+e2v_x8_run_avx512(e2v_v8 s[8], const uint8_t *const p[8], size_t len, const uint64_t *kw)
 {
-	E2V_X8_BLOCK(E2V_MAJ64_AVX512);
+	E2V_X8_RUN(E2V_MAJ64_AVX512);
 }
 #else
-#define e2v_x8_block_avx512 e2v_x8_block_generic
+#define e2v_x8_run_avx512 e2v_x8_run_generic
 #endif
 
-/* @avx512: compiled for AVX-512, where e2v_x8_block_avx512() may run */
+/* @avx512: compiled for AVX-512, where e2v_x8_run_avx512() may run */
 E2V_INLINE void e2v_x8_impl(const struct e2v_sha512_mid *mid, const void *const data[],
 			    unsigned int n, size_t len, uint8_t *const out[], int avx512)
 {
 	uint64_t words[8][8] __attribute__((aligned(64)));
 	const uint8_t *p[8];
-	uint64_t kw[80];
-	e2v_v8 s[8], w[16];
+	const uint64_t *kw = e2v_x8_pad_kw(mid->prefix + len);
+	e2v_v8 s[8];
 
 	/* idle lanes hash a copy of the first message; their digests are dropped */
 	for (unsigned int i = 0; i < 8; i++)
 		p[i] = data[i < n ? i : 0];
-	e2v_x8_pad_kw(mid->prefix + len, kw);
 	for (int j = 0; j < 8; j++)
 		s[j] = (e2v_v8){ 0 } + mid->h[j];
-	for (size_t off = 0; off < len; off += 128) {
-		e2v_x8_load(w, p, off);
-		if (avx512)
-			e2v_x8_block_avx512(s, w, NULL);
-		else
-			e2v_x8_block_generic(s, w, NULL);
-	}
 	if (avx512)
-		e2v_x8_block_avx512(s, w, kw);
+		e2v_x8_run_avx512(s, p, len, kw);
 	else
-		e2v_x8_block_generic(s, w, kw);
+		e2v_x8_run_generic(s, p, len, kw);
 	memcpy(words, s, sizeof(words));
 	for (unsigned int i = 0; i < n; i++)
 		for (int j = 0; j < 8; j++)
