@@ -210,21 +210,6 @@ static errcode_t e2v_tree_read(void *ctx, void *buf, size_t count, uint64_t offs
 	return 0;
 }
 
-/* the data in place, in the image's mapping: no copy */
-static const void *e2v_tree_map(void *ctx, size_t count, uint64_t offset)
-{
-	struct e2v_tree_check *tc = ctx;
-	const struct e2verity_check_opts *o = tc->c->opts;
-	const void *p = e2v_ext4_file_map_bytes(tc->f, count, offset);
-
-	if (!p)
-		return NULL;
-	tc->hashed += count;
-	if (o->progress)
-		o->progress(o->ctx, tc->c->progress_base + tc->hashed, tc->c->progress_total);
-	return p;
-}
-
 static errcode_t e2v_tree_seek(void *ctx, uint64_t offset, uint64_t *data)
 {
 	struct e2v_tree_check *tc = ctx;
@@ -414,8 +399,8 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 			c->opts->progress(c->opts->ctx, c->progress_base + d->data_size,
 					  c->progress_total);
 	} else {
-		err = e2v_compute_mapped(&p, d->data_size, e2v_tree_read, e2v_tree_seek,
-					 e2v_tree_map, &tc, e2v_tree_sink, &tc, &res, NULL);
+		err = e2v_compute_mapped(&p, d->data_size, e2v_tree_read, e2v_tree_seek, NULL,
+					 &tc, e2v_tree_sink, &tc, &res, NULL);
 	}
 	if (err)
 		goto out;

@@ -6,8 +6,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ext4_file.h"
@@ -107,39 +105,6 @@ uint8_t *e2v_ext4_file_bounce(struct e2v_ext4_file *f)
 	return f->bounce;
 }
 
-static const struct e2v_extent *e2v_find_extent(const struct e2v_ext4_file *f, blk64_t lblk);
-
-/* a range of the image mapped read-only */
-struct e2v_window {
-	uint8_t *addr;
-	size_t len;
-	uint64_t start; /* byte offset of @addr in the image file */
-};
-
-/* below this, a read costs less than a mapping and its page faults */
-#define E2V_MAP_MIN (256u << 10)
-/*
- * A window covers at most this much of an extent.  Two are kept, the
- * current request's and the one before (still being hashed): the pages of
- * the file stay the page cache's, not this process's resident memory.
- */
-#define E2V_MAP_WINDOW (8u << 20)
-#define E2V_MAP_WINDOWS 2
-
-static void e2v_unmap_all(struct e2v_ext4_file *f)
-{
-	for (size_t i = 0; i < f->nwindows; i++)
-		munmap(f->windows[i].addr, f->windows[i].len);
-	free(f->windows);
-	f->windows = NULL;
-	f->nwindows = 0;
-	if (f->map_state == 1 && f->map_own)
-		close(f->map_fd);
-	f->map_state = 0;
-}
-
-errcode_t (*e2v_ext4_settle)(ext2_filsys fs, blk64_t blk, blk64_t n);
-
 int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base)
 {
 	struct ext2_super_block sb;
@@ -186,100 +151,8 @@ out:
 	return fd;
 }
 
-/* the descriptor and size of the image file, opened at the first use; 0 if there is none */
-static int e2v_map_ready(struct e2v_ext4_file *f)
-{
-	struct stat st;
-
-	if (f->map_state)
-		return f->map_state > 0;
-	f->map_state = -1;
-	if (f->direct) {
-		f->map_fd = f->fd;
-		f->map_base = f->base;
-		f->map_own = 0;
-	} else {
-		f->map_fd = e2v_fs_image_fd(f->fs, &f->map_base);
-		f->map_own = 1;
-		if (f->map_fd < 0)
-			return 0;
-	}
-	/* a mapping past the end of the file faults: only what the file holds is mapped */
-	if (fstat(f->map_fd, &st) || !S_ISREG(st.st_mode)) {
-		if (f->map_own)
-			close(f->map_fd);
-		return 0;
-	}
-	f->map_size = st.st_size;
-	f->map_state = 1;
-	return 1;
-}
-
-const void *e2v_ext4_file_map_bytes(struct e2v_ext4_file *f, size_t count, uint64_t offset)
-{
-	const unsigned int bs = f->fs->blocksize;
-	const uint64_t page = sysconf(_SC_PAGESIZE);
-	const blk64_t lblk = offset / bs;
-	const struct e2v_extent *e;
-	struct e2v_window *w;
-	uint64_t pos, start, end, stop;
-	void *addr;
-
-	if (count < E2V_MAP_MIN || offset % bs || count % bs)
-		return NULL;
-	e = e2v_find_extent(f, lblk);
-	if (!e || e->lblk > lblk || e->uninit || lblk + count / bs > e->lblk + e->len)
-		return NULL;
-	if (!e2v_map_ready(f))
-		return NULL;
-	/* data the transaction has yet to write (a zeroed tail) is read from the disk here */
-	if (e2v_ext4_settle && e2v_ext4_settle(f->fs, e->pblk + (lblk - e->lblk), count / bs))
-		return NULL;
-	pos = f->map_base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs;
-	for (size_t i = 0; i < f->nwindows; i++) {
-		w = &f->windows[i];
-		if (pos >= w->start && pos + count <= w->start + w->len) {
-			f->map_last = i;
-			return w->addr + (pos - w->start);
-		}
-	}
-	/* a new window from here to the extent's end, at most E2V_MAP_WINDOW */
-	stop = f->map_base + (e->pblk + e->len) * (uint64_t)bs;
-	start = pos / page * page;
-	end = stop - start > E2V_MAP_WINDOW ? start + E2V_MAP_WINDOW : stop;
-	if (end < pos + count)
-		end = pos + count;
-	end = (end + page - 1) / page * page;
-	if (end > f->map_size) {
-		if (pos + count > f->map_size)
-			return NULL;
-		end = f->map_size;
-	}
-	if (!f->windows) {
-		f->windows = calloc(E2V_MAP_WINDOWS, sizeof(*w));
-		if (!f->windows)
-			return NULL;
-	}
-	addr = mmap(NULL, end - start, PROT_READ, MAP_SHARED, f->map_fd, start);
-	if (addr == MAP_FAILED)
-		return NULL;
-	/* the window of the request before this one may still be hashed: the other goes */
-	if (f->nwindows < E2V_MAP_WINDOWS) {
-		f->map_last = f->nwindows++;
-	} else {
-		f->map_last = !f->map_last;
-		munmap(f->windows[f->map_last].addr, f->windows[f->map_last].len);
-	}
-	w = &f->windows[f->map_last];
-	w->addr = addr;
-	w->len = end - start;
-	w->start = start;
-	return w->addr + (pos - start);
-}
-
 void e2v_ext4_file_close(struct e2v_ext4_file *f)
 {
-	e2v_unmap_all(f);
 	free(f->extents);
 	free(f->bounce);
 	free(f->meta_buf);

@@ -43,12 +43,6 @@ struct e2v_ext4_file {
 	 */
 	const uint8_t *meta;
 	uint8_t *meta_buf;
-	/* e2v_ext4_file_map_bytes(): the image mapped read-only, window by window */
-	struct e2v_window *windows;
-	size_t nwindows, map_last; /* map_last: the window of the last request */
-	int map_state; /* 0: not tried yet; 1: @map_fd is open; -1: not possible */
-	int map_fd, map_own;
-	uint64_t map_base, map_size; /* where the filesystem starts, and the file's size */
 };
 
 /*
@@ -57,21 +51,6 @@ struct e2v_ext4_file {
  * starts (e2fsprogs' "FILE?offset=BYTES"); -1 if it cannot.
  */
 int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base);
-
-/*
- * Set by the transaction layer, which holds data writes back: makes blocks
- * [@blk, @blk + @n) of @fs current in the image file before a mapping reads
- * them past libext2fs (NULL: nothing is held back)
- */
-extern errcode_t (*e2v_ext4_settle)(ext2_filsys fs, blk64_t blk, blk64_t n);
-
-/*
- * The @count bytes at byte @offset of the file's data in place, in a
- * read-only mapping of the image kept until the file is closed, when they
- * are whole blocks of one initialized extent; otherwise NULL (read them).
- * Only for data nobody writes while the file is open.
- */
-const void *e2v_ext4_file_map_bytes(struct e2v_ext4_file *f, size_t count, uint64_t offset);
 
 /*
  * Opens an inode for reading.  Fails with E2VERITY_ET_NOT_REGULAR,

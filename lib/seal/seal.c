@@ -417,20 +417,6 @@ errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset)
 	return err;
 }
 
-const void *e2v_seal_map(void *ctx, size_t count, uint64_t offset)
-{
-	struct e2v_seal_reader *rd = ctx;
-	const void *p;
-
-	/* the read that follows says so */
-	if (rd->opts->cancel && *rd->opts->cancel)
-		return NULL;
-	p = e2v_ext4_file_map_bytes(rd->f, count, offset);
-	if (p && rd->opts->progress)
-		rd->opts->progress(rd->opts->progress_ctx, offset + count, rd->f->size);
-	return p;
-}
-
 errcode_t e2v_seal_seek(void *ctx, uint64_t offset, uint64_t *data)
 {
 	struct e2v_seal_reader *rd = ctx;
@@ -507,8 +493,8 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
 	if (err)
 		return err;
 	/* a sealed file's data ends at i_size too: its metadata is not read */
-	err = e2v_compute_mapped(&p, plan.data_size, e2v_seal_read, e2v_seal_seek, e2v_seal_map,
-				 &rd, NULL, NULL, res, NULL);
+	err = e2v_compute_mapped(&p, plan.data_size, e2v_seal_read, e2v_seal_seek, NULL, &rd,
+				 NULL, NULL, res, NULL);
 	e2v_ext4_file_close(&f);
 	return err;
 }

@@ -15,7 +15,5 @@ struct e2v_seal_reader {
 errcode_t e2v_seal_read(void *ctx, void *buf, size_t count, uint64_t offset);
 /* its e2verity_seek_data_fn: the holes of the file are not read */
 errcode_t e2v_seal_seek(void *ctx, uint64_t offset, uint64_t *data);
-/* an e2v_map_fn over the same file: its data in place, in the image's mapping */
-const void *e2v_seal_map(void *ctx, size_t count, uint64_t offset);
 
 #endif /* E2VERITY_SEAL_H */

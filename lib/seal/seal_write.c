@@ -298,8 +298,7 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 			opts->progress(opts->progress_ctx, plan->data_size, plan->data_size);
 	} else {
 		err = e2v_compute_mapped(&s->p, plan->data_size, e2v_seal_read, e2v_seal_seek,
-					 e2v_seal_map, &rd, e2v_tree_writer_block, &s->w, &s->r,
-					 NULL);
+					 NULL, &rd, e2v_tree_writer_block, &s->w, &s->r, NULL);
 	}
 	if (err)
 		return err;

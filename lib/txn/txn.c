@@ -269,7 +269,6 @@ errcode_t e2verity_txn_begin(ext2_filsys fs, struct e2verity_txn **ret)
 		uint64_t base;
 		int fd = e2v_fs_image_fd(fs, &base);
 
-		e2v_ext4_settle = e2v_txn_io_settle_range;
 		if (fd >= 0)
 			e2v_txn_io_set_image_fd(fs->io, fd, base);
 	}

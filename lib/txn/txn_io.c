@@ -134,13 +134,6 @@ errcode_t e2v_txn_io_settle(ext2_filsys fs)
 	return e2v_run_write(e2v_tio(fs->io));
 }
 
-errcode_t e2v_txn_io_settle_range(ext2_filsys fs, blk64_t blk, blk64_t n)
-{
-	if (!e2v_txn_io_is(fs) || !e2v_run_meets(e2v_tio(fs->io), blk, n))
-		return 0;
-	return e2v_run_write(e2v_tio(fs->io));
-}
-
 static size_t e2v_slot(const struct e2v_txn_io *t, blk64_t blk)
 {
 	/* Fibonacci hashing: metadata blocks cluster, the slots should not */

@@ -44,7 +44,5 @@ void e2v_io_data(ext2_filsys fs, int on);
  * the channel, and before a commit's ordered flush.  0 outside a transaction.
  */
 errcode_t e2v_txn_io_settle(ext2_filsys fs);
-/* the same, only if that run holds one of the blocks [@blk, @blk + @n) */
-errcode_t e2v_txn_io_settle_range(ext2_filsys fs, blk64_t blk, blk64_t n);
 
 #endif /* E2VERITY_TXN_IO_H */

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# check-mapped.sh - large files are hashed in place, from a read-only mapping of the image (no
-# copy): seal's digests are `fsverity digest`'s (SHA-256, SHA-512 with a salt, 4 KiB and 1 KiB
+# check-large.sh - large files are read in chunks, the next one while the other threads hash the
+# last: seal's digests are `fsverity digest`'s (SHA-256, SHA-512 with a salt, 4 KiB and 1 KiB
 # filesystem blocks, data in several extents), check passes them on one and two threads, and a
-# byte changed in a later window of the mapping is found in its block
+# byte changed many chunks into the file is found in its block
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/image/image-lib.sh"
 require_cmd fsverity debugfs
@@ -15,7 +15,7 @@ mkdir src
 make_data src/a 20000000
 make_data src/b 3000000
 
-# one file at a time: a file alone is hashed by all threads, through the mapping
+# one file at a time: a file alone is hashed by all threads
 for bs in 4096 1024; do
 	for how in plain sha512; do
 		opts=
@@ -51,7 +51,7 @@ check "several extents: seal digest is fsverity's" test "$got" = "$want"
 "$E2VERITY" check -v holey.img >out 2>&1
 check "several extents: check passes" grep -q "^ok $want /holey" out
 
-# a byte changed in block 4500: past the first two 8 MiB windows of the mapping
+# a byte changed in block 4500: 17 MiB into the file, many 1 MiB chunks in
 img=4096-plain.img
 blk=$(debugfs -R "bmap /a 4500" "$img" 2>/dev/null)
 printf 'Z' | dd of="$img" bs=1 seek=$((blk * 4096 + 17)) conv=notrunc status=none
