@@ -28,8 +28,12 @@ struct e2v_ahead_job {
 	uint64_t base; /* the filesystem's byte offset in the file behind @fd */
 	unsigned int fs_block_size;
 	ext2_filsys fs; /* for @finish: its fields that never change (block size) only */
-	const uint8_t *map; /* @fd mapped read-only, or NULL: for e2v_read_at() */
-	uint64_t map_len;
+	/*
+	 * While a hashing thread has the job: its first block and its metadata
+	 * region (@pre_meta_len bytes), when a read for the whole batch got them
+	 */
+	const uint8_t *pre_data, *pre_meta;
+	size_t pre_meta_len;
 	/* signs the digest on the hashing thread too, when set: E2VERITY_SEAL_SIGN_ANY_THREAD */
 	e2verity_sign_fn sign;
 	void *sign_ctx;
@@ -56,7 +60,7 @@ struct e2v_ahead_job {
 	size_t sig_size;
 	/* check: the metadata region of @extents and @size, read whole by the prepare callback */
 	const uint8_t *meta;
-	uint8_t *meta_buf; /* what @meta points into when it is not in the mapping */
+	uint8_t *meta_buf;  /* what @meta points into */
 	uint8_t *ima_value; /* malloc()ed, from @ima_sign */
 	size_t ima_len;
 	int verified; /* @verify_rep holds the verdict */
@@ -134,7 +138,7 @@ const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_
 /* @len zeroed bytes the batch keeps for the caller's thread until the next call; NULL if none */
 uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len);
 
-/* Makes @f read as the hashing thread read @j: pread() or the mapping, past libext2fs. */
+/* Makes @f read as the hashing thread read @j: with pread(), past libext2fs. */
 void e2v_ahead_reader(const struct e2v_ahead_job *j, struct e2v_ext4_file *f);
 
 /* Hands the tree blocks of @j to @tree as e2verity_compute() would have, and its result. */

@@ -264,15 +264,6 @@ errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos)
 	return 0;
 }
 
-errcode_t e2v_read_at(int fd, const uint8_t *map, uint64_t map_len, void *buf, size_t count,
-		      uint64_t pos)
-{
-	if (!map || pos > map_len || count > map_len - pos)
-		return e2v_pread_all(fd, buf, count, pos);
-	memcpy(buf, map + pos, count);
-	return 0;
-}
-
 static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
 {
 	const unsigned int bs = f->fs->blocksize;
@@ -300,9 +291,9 @@ static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t coun
 			run_bytes = (e->lblk + e->len - lblk) * bs - in_block;
 			if (run_bytes > count)
 				run_bytes = count;
-			err = e2v_read_at(f->fd, f->map, f->map_len, out, run_bytes,
-					  f->base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs +
-						  in_block);
+			err = e2v_pread_all(f->fd, out, run_bytes,
+					    f->base + (e->pblk + (lblk - e->lblk)) * (uint64_t)bs +
+						    in_block);
 			if (err)
 				return err;
 		} else if (in_block || count < bs) {
@@ -337,27 +328,6 @@ static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t coun
 #define E2V_META_WHOLE (256u << 10)
 
 /*
- * The file's bytes [@start, @end) in the image's mapping when one initialized
- * extent holds them all; otherwise NULL.  A copy of each file's region was a
- * quarter of check's time on small files (the copy misses the cache twice).
- */
-static const uint8_t *e2v_meta_in_place(const struct e2v_ext4_file *f, uint64_t start,
-					uint64_t end)
-{
-	const unsigned int bs = f->fs->blocksize;
-	const struct e2v_extent *e = e2v_find_extent(f, start / bs);
-	uint64_t pos;
-
-	if (!f->map || !e || e->uninit || e->lblk > start / bs ||
-	    (e->lblk + e->len) * (uint64_t)bs < end)
-		return NULL;
-	pos = f->base + (e->pblk + (start / bs - e->lblk)) * (uint64_t)bs + start % bs;
-	if (pos > f->map_len || end - start > f->map_len - pos)
-		return NULL;
-	return f->map + pos;
-}
-
-/*
  * The bytes [@offset, @offset + @count) in *@bytes when they lie in the
  * metadata region of a file read directly, which is read whole at its first
  * use: its size word, descriptor and tree come from one read instead of three.
@@ -377,13 +347,15 @@ static errcode_t e2v_meta_region(struct e2v_ext4_file *f, uint64_t offset, size_
 	if (end <= start || end - start > E2V_META_WHOLE || offset < start || offset > end ||
 	    count > end - offset)
 		return 0;
-	if (!f->meta)
-		f->meta = e2v_meta_in_place(f, start, end);
 	if (!f->meta) {
 		f->meta_buf = malloc(end - start);
 		if (!f->meta_buf)
 			return 0; /* read it piecemeal */
-		err = e2v_read_mapped(f, f->meta_buf, end - start, start);
+		err = 0;
+		if (f->preload && f->preload_len == end - start)
+			memcpy(f->meta_buf, f->preload, end - start);
+		else
+			err = e2v_read_mapped(f, f->meta_buf, end - start, start);
 		if (err) {
 			free(f->meta_buf);
 			f->meta_buf = NULL;

@@ -34,15 +34,15 @@ struct e2v_ext4_file {
 	 */
 	int direct, fd;
 	uint64_t base;
-	/* @fd mapped read-only from its byte 0 (@map_len bytes), or NULL: e2v_read_at() */
-	const uint8_t *map;
-	uint64_t map_len;
 	/*
-	 * Read directly: a small metadata region, read whole at its first use:
-	 * in place in @map when one extent holds it, else into @meta_buf
+	 * Read directly: a small metadata region, read whole into @meta_buf at
+	 * its first use (@meta points into it), copied from @preload when set
+	 * (its @preload_len bytes: the region as a batched read found it)
 	 */
 	const uint8_t *meta;
 	uint8_t *meta_buf;
+	const uint8_t *preload;
+	size_t preload_len;
 };
 
 /*
@@ -93,14 +93,6 @@ errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, u
 
 /* Reads @count bytes at byte @pos of @fd, all of them (EINTR and short reads retried). */
 errcode_t e2v_pread_all(int fd, void *buf, size_t count, uint64_t pos);
-/*
- * The same, copied from @map (@fd mapped read-only from its byte 0, @map_len
- * bytes) when it holds them: a small file's few blocks cost a system call
- * each otherwise, more than the copy
- */
-errcode_t e2v_read_at(int fd, const uint8_t *map, uint64_t map_len, void *buf, size_t count,
-		      uint64_t pos);
-
 /*
  * Maps logical block @lblk to its physical block and the number of blocks that
  * follow it contiguously in the same extent.  Holes and unwritten extents give
