@@ -399,8 +399,8 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 			c->opts->progress(c->opts->ctx, c->progress_base + d->data_size,
 					  c->progress_total);
 	} else {
-		err = e2v_compute_mapped(&p, d->data_size, e2v_tree_read, e2v_tree_seek, NULL,
-					 &tc, e2v_tree_sink, &tc, &res, NULL);
+		err = e2v_compute_keep(&p, d->data_size, e2v_tree_read, e2v_tree_seek, &tc,
+				       e2v_tree_sink, &tc, &res, NULL);
 	}
 	if (err)
 		goto out;

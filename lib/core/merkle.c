@@ -12,11 +12,7 @@
 
 /* Data is read and hashed this many bytes at a time (a multiple of any block size). */
 #define E2V_CHUNK_SIZE (1u << 20)
-/*
- * Data in place (mapped) needs no buffer: this many blocks a chunk, as many
- * as the digest buffer holds at the smallest block size (4 MiB of 4K blocks),
- * so the threads stop and start four times less often.
- */
+/* the most blocks a chunk holds: at the smallest block size */
 #define E2V_CHUNK_BLOCKS (E2V_CHUNK_SIZE / E2VERITY_MIN_BLOCK_SIZE)
 /* below this much data per thread, starting a thread costs more than it saves */
 #define E2V_MIN_BYTES_PER_THREAD (128u << 10)
@@ -195,26 +191,15 @@ static errcode_t e2v_collect(struct e2v_builder *b, struct e2verity_workers *wor
 	return err;
 }
 
-/* @len bytes of data from @pos in place, or NULL (no map, or the data is not in one piece) */
-static const uint8_t *e2v_map_chunk(e2v_map_fn map, void *ctx, size_t len, uint64_t pos,
-				    uint64_t data_size, unsigned int bs)
-{
-	/* a partial last block is hashed zero-padded: the map says if it is */
-	if (!map || (len % bs && pos + len != data_size))
-		return NULL;
-	return map(ctx, len, pos);
-}
-
 /*
  * Hash every data block, feeding leaf digests into the level buffers.  With
  * other threads, the next chunk is read while they hash the last one.
  */
 static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2verity_read_fn read,
-			       e2verity_seek_data_fn seek, e2v_map_fn map, void *read_ctx,
-			       struct e2v_scratch *keep)
+			       e2verity_seek_data_fn seek, void *read_ctx, struct e2v_scratch *keep)
 {
 	const unsigned int bs = b->p->block_size;
-	uint64_t chunk_size = e2v_round_up(data_size, bs), map_size = chunk_size;
+	uint64_t chunk_size = e2v_round_up(data_size, bs);
 	struct e2verity_workers *workers = b->p->threads.workers, *own = NULL;
 	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
 	uint8_t *bufs[2] = { NULL, NULL }, *digests = NULL;
@@ -226,8 +211,6 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 	/* small files are common: size the buffer and the threads to the file */
 	if (chunk_size > E2V_CHUNK_SIZE)
 		chunk_size = E2V_CHUNK_SIZE;
-	if (!map || map_size > (uint64_t)E2V_CHUNK_BLOCKS * bs)
-		map_size = map ? (uint64_t)E2V_CHUNK_BLOCKS * bs : chunk_size;
 	active = data_size / (workers ? E2V_MIN_BYTES_PER_WAKEUP : E2V_MIN_BYTES_PER_THREAD);
 	if (!workers && active > 1 && b->p->threads.count > 1) {
 		err = e2verity_workers_new(
@@ -251,7 +234,7 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 		digests = keep->digests;
 	} else {
 		bufs[0] = malloc(chunk_size);
-		digests = malloc((map_size / bs) * b->digest_size);
+		digests = malloc((chunk_size / bs) * b->digest_size);
 	}
 	if (active > 1)
 		bufs[1] = malloc(chunk_size);
@@ -283,22 +266,12 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 				pos = data_size - pos <= hole * bs ? data_size : pos + hole * bs;
 				continue;
 			}
-			/* in place if it can, a long chunk or else a chunk the buffer holds */
-			len = data_size - pos < map_size ? data_size - pos : map_size;
-			src = e2v_map_chunk(map, read_ctx, len, pos, data_size, bs);
-			if (!src && len > chunk_size) {
-				len = chunk_size;
-				src = e2v_map_chunk(map, read_ctx, len, pos, data_size, bs);
-			}
+			len = data_size - pos < chunk_size ? data_size - pos : chunk_size;
 			nblocks = e2v_div_round_up(len, bs);
-			/* not in place (or a cancel): the read says why, if anything is wrong */
-			if (!src) {
-				src = bufs[cur];
-				err = read(read_ctx, bufs[cur], len, pos);
-				if (err)
-					goto out;
-				memset(bufs[cur] + len, 0, nblocks * bs - len);
-			}
+			err = read(read_ctx, bufs[cur], len, pos);
+			if (err)
+				goto out;
+			memset(bufs[cur] + len, 0, nblocks * bs - len);
 		}
 		err = e2v_collect(b, workers, digests, &pending);
 		if (!err && nblocks)
@@ -351,15 +324,6 @@ void e2v_scratch_free(struct e2v_scratch *keep)
 	memset(keep, 0, sizeof(*keep));
 }
 
-errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_size,
-			   e2verity_read_fn read, e2verity_seek_data_fn seek, void *read_ctx,
-			   e2verity_tree_fn tree, void *tree_ctx, struct e2verity_result *res,
-			   struct e2v_scratch *keep)
-{
-	return e2v_compute_mapped(params, data_size, read, seek, NULL, read_ctx, tree, tree_ctx,
-				  res, keep);
-}
-
 void e2v_result_describe(const struct e2verity_params *p, uint64_t data_size,
 			 const uint8_t *root, struct e2verity_result *res)
 {
@@ -386,10 +350,10 @@ errcode_t e2v_result_finish(const struct e2verity_params *p, uint64_t data_size,
 	return e2verity_descriptor_digest(&res->desc, res->digest);
 }
 
-errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data_size,
-			     e2verity_read_fn read, e2verity_seek_data_fn seek, e2v_map_fn map,
-			     void *read_ctx, e2verity_tree_fn tree, void *tree_ctx,
-			     struct e2verity_result *res, struct e2v_scratch *keep)
+errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_size,
+			   e2verity_read_fn read, e2verity_seek_data_fn seek, void *read_ctx,
+			   e2verity_tree_fn tree, void *tree_ctx, struct e2verity_result *res,
+			   struct e2v_scratch *keep)
 {
 	struct e2verity_params p = *params;
 	struct e2v_builder b = { 0 };
@@ -423,7 +387,7 @@ errcode_t e2v_compute_mapped(const struct e2verity_params *params, uint64_t data
 			goto out;
 		}
 	}
-	err = e2v_hash_data(&b, data_size, read, seek, map, read_ctx, keep);
+	err = e2v_hash_data(&b, data_size, read, seek, read_ctx, keep);
 	if (err)
 		goto out;
 	/* Flush the blocks left, lowest level first: each feeds the next. */

@@ -188,8 +188,8 @@ static void e2v_job_hash(struct e2v_ahead_job *j, struct e2v_scratch *keep)
 	struct e2verity_params p = j->params;
 
 	p.threads = (struct e2verity_threads){ .count = 1 };
-	j->err = e2v_compute_mapped(&p, j->size, e2v_job_read, NULL, NULL, j, e2v_job_sink, j,
-				    &j->res, keep);
+	j->err = e2v_compute_keep(&p, j->size, e2v_job_read, NULL, j, e2v_job_sink, j, &j->res,
+				  keep);
 	j->tail_zero = !j->err && e2v_job_tail_zero(j);
 	e2v_job_sign(j);
 }

@@ -493,8 +493,8 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
 	if (err)
 		return err;
 	/* a sealed file's data ends at i_size too: its metadata is not read */
-	err = e2v_compute_mapped(&p, plan.data_size, e2v_seal_read, e2v_seal_seek, NULL, &rd,
-				 NULL, NULL, res, NULL);
+	err = e2v_compute_keep(&p, plan.data_size, e2v_seal_read, e2v_seal_seek, &rd, NULL, NULL,
+			       res, NULL);
 	e2v_ext4_file_close(&f);
 	return err;
 }

@@ -297,8 +297,8 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 		if (!err && opts->progress)
 			opts->progress(opts->progress_ctx, plan->data_size, plan->data_size);
 	} else {
-		err = e2v_compute_mapped(&s->p, plan->data_size, e2v_seal_read, e2v_seal_seek,
-					 NULL, &rd, e2v_tree_writer_block, &s->w, &s->r, NULL);
+		err = e2v_compute_keep(&s->p, plan->data_size, e2v_seal_read, e2v_seal_seek, &rd,
+				       e2v_tree_writer_block, &s->w, &s->r, NULL);
 	}
 	if (err)
 		return err;
