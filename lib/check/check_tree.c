@@ -9,9 +9,12 @@
 #include "check_tree.h"
 #include "ext4/measure.h"
 #include "core/hash.h"
+#include "txn/txn_io.h"
 
 /* Stored tree blocks are read this many bytes at a time per level. */
 #define E2V_TREE_WINDOW (256u << 10)
+/* from this size, opening the image for a file's reads costs little against them */
+#define E2V_DIRECT_MIN (256u << 10)
 
 /* A run of stored tree blocks of one level, read ahead in one go. */
 struct e2v_window {
@@ -399,6 +402,12 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 			c->opts->progress(c->opts->ctx, c->progress_base + d->data_size,
 					  c->progress_total);
 	} else {
+		/*
+		 * A large file is read past the io manager, from the image
+		 * itself, when nothing may hold writes back (a transaction)
+		 */
+		if (d->data_size >= E2V_DIRECT_MIN && !e2v_txn_io_is(f->fs))
+			e2v_ext4_file_read_direct(f);
 		err = e2v_compute_keep(&p, d->data_size, e2v_tree_read, e2v_tree_seek, &tc,
 				       e2v_tree_sink, &tc, &res, NULL);
 	}

@@ -151,8 +151,30 @@ out:
 	return fd;
 }
 
+int e2v_ext4_file_read_direct(struct e2v_ext4_file *f)
+{
+	uint64_t base;
+	int fd;
+
+	if (f->direct)
+		return 1;
+	fd = e2v_fs_image_fd(f->fs, &base);
+	if (fd < 0)
+		return 0;
+	f->fd = fd;
+	f->base = base;
+	f->direct = 1;
+	f->fd_own = 1;
+	return 1;
+}
+
 void e2v_ext4_file_close(struct e2v_ext4_file *f)
 {
+	if (f->fd_own) {
+		close(f->fd);
+		f->fd_own = 0;
+		f->direct = 0;
+	}
 	free(f->extents);
 	free(f->bounce);
 	free(f->meta_buf);

@@ -34,6 +34,7 @@ struct e2v_ext4_file {
 	 */
 	int direct, fd;
 	uint64_t base;
+	int fd_own; /* @fd is e2v_ext4_file_read_direct()'s: closed with the file */
 	/*
 	 * Read directly: a small metadata region, read whole into @meta_buf at
 	 * its first use (@meta points into it), copied from @preload when set
@@ -51,6 +52,13 @@ struct e2v_ext4_file {
  * starts (e2fsprogs' "FILE?offset=BYTES"); -1 if it cannot.
  */
 int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base);
+
+/*
+ * Makes a reader that writes nothing read @f with pread() from the file that
+ * holds the image (e2v_fs_image_fd()), past the io manager, until it is
+ * closed; 0 if there is no such file (it reads as before).
+ */
+int e2v_ext4_file_read_direct(struct e2v_ext4_file *f);
 
 /*
  * Opens an inode for reading.  Fails with E2VERITY_ET_NOT_REGULAR,

@@ -6,7 +6,7 @@
 # "count:IMAGE" (no file: the library cannot find the image from fs->device_name), counts the
 # bytes libext2fs reads through it, and runs e2verity_check_image() with two threads.  With the
 # image named by e2verity_set_image_source(), the 24 MiB of file data are read from it directly
-# (mapped, or read ahead by pread()), so only metadata goes through the io manager; without it,
+# (with pread(), hashed ahead or not), so only metadata goes through the io manager; without it,
 # all the data does.  Either way every file passes (sealed by `fsverity`-checked e2verity seal).
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/image/image-lib.sh"
