@@ -309,8 +309,8 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
  * @offset: the byte offset of the filesystem in that file
  *
  * Hashing ahead (e2verity_seal_batch_new(), e2verity_check_image()) and
- * the mapped reads of large files read file data with pread() and mmap()
- * straight from the image, past libext2fs' io channel.  Without a source,
+ * check's reads of large files read file data with pread() straight from
+ * the image, past libext2fs' io channel.  Without a source,
  * the library opens @fs->device_name, which names the file only for the
  * unix io manager (with e2fsprogs' "FILE?offset=BYTES" form); with another
  * io manager these fast paths are simply not taken.  Forget the source
