@@ -434,13 +434,14 @@ static void e2v_check_meta_from(struct e2v_ahead_job *j, struct e2v_ext4_file *f
 static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 {
 	struct e2v_ahead_job *j = c->ahead;
+	/* check writes nothing: what the prepare callback read of the file is still true */
+	const int prepared = j && j->opened && j->ino == ino;
 	const struct e2v_inode_rule *rule;
 	struct ext2_inode_large inode;
 	struct e2v_ext4_file f;
 	errcode_t err = 0;
 
-	/* check writes nothing: what the prepare callback read of the file is still true */
-	if (j && j->opened && j->ino == ino)
+	if (prepared)
 		inode = j->inode;
 	else
 		err = ext2fs_read_inode_full(c->fs, ino, EXT2_INODE(&inode), sizeof(inode));
@@ -469,7 +470,7 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 		return e2v_report_values(c, rule->problem, 0, 0, 0);
 	}
 
-	if (j && j->opened && j->ino == ino) {
+	if (prepared) {
 		e2v_ext4_file_reopen(&f, c->fs, e2v_owners_zone(c->owners), ino, &j->inode,
 				     &j->extents, j->nr_extents, j->tree_node_blocks,
 				     j->last_leaf_empty);

@@ -368,7 +368,7 @@ static void e2v_jobs_run(struct e2v_ahead_job **jobs, unsigned int n, struct e2v
 	const void *blocks[E2V_HASHER_MANY], *descs[E2V_HASHER_MANY];
 	uint8_t roots[E2V_HASHER_MANY][E2VERITY_MAX_DIGEST_SIZE];
 	uint8_t raw[E2V_HASHER_MANY][E2VERITY_DESCRIPTOR_SIZE];
-	uint8_t *out[E2V_HASHER_MANY];
+	uint8_t *root_out[E2V_HASHER_MANY], *digest_out[E2V_HASHER_MANY];
 	struct e2verity_hasher *h = NULL;
 	unsigned int ns = 0, nd = 0;
 	errcode_t err;
@@ -398,13 +398,13 @@ static void e2v_jobs_run(struct e2v_ahead_job **jobs, unsigned int n, struct e2v
 			continue;
 		}
 		same[ns] = j;
-		out[ns] = roots[ns];
+		root_out[ns] = roots[ns];
 		blocks[ns++] = block;
 	}
 	if (!ns)
 		goto out;
 	h = e2v_one_hasher_for(one, &same[0]->params);
-	err = h ? e2v_hasher_many(h, blocks, ns, same[0]->params.block_size, out)
+	err = h ? e2v_hasher_many(h, blocks, ns, same[0]->params.block_size, root_out)
 		: E2VERITY_ET_NO_MEMORY;
 	/* then their descriptors' digests, together too: as costly as the blocks otherwise */
 	for (unsigned int i = 0; i < ns; i++) {
@@ -420,12 +420,12 @@ static void e2v_jobs_run(struct e2v_ahead_job **jobs, unsigned int n, struct e2v
 		e2v_result_describe(&j->params, j->size, roots[i], &j->res);
 		e2verity_descriptor_encode(&j->res.desc, raw[nd]);
 		descs[nd] = raw[nd];
-		out[nd] = j->res.digest;
+		digest_out[nd] = j->res.digest;
 		which[nd++] = j;
 	}
 	if (nd) {
 		h = e2v_one_desc_hasher(one, same[0]->params.hash_alg);
-		err = h ? e2v_hasher_many(h, descs, nd, E2VERITY_DESCRIPTOR_SIZE, out)
+		err = h ? e2v_hasher_many(h, descs, nd, E2VERITY_DESCRIPTOR_SIZE, digest_out)
 			: E2VERITY_ET_NO_MEMORY;
 		for (unsigned int i = 0; i < nd; i++)
 			which[i]->err = err;

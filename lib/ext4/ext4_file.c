@@ -62,15 +62,22 @@ errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_fil
 	return e2v_ext4_file_open_in(fs, NULL, ino, f);
 }
 
+/* what every open starts from: nothing read yet */
+static void e2v_ext4_file_init(struct e2v_ext4_file *f, ext2_filsys fs,
+			       const struct e2v_system_zone *zone, ext2_ino_t ino)
+{
+	memset(f, 0, sizeof(*f));
+	f->fs = fs;
+	f->ino = ino;
+	f->zone = zone;
+}
+
 errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 				struct e2v_ext4_file *f)
 {
 	errcode_t err;
 
-	memset(f, 0, sizeof(*f));
-	f->fs = fs;
-	f->ino = ino;
-	f->zone = zone;
+	e2v_ext4_file_init(f, fs, zone, ino);
 	err = e2v_ext4_file_reload(f);
 	if (err)
 		e2v_ext4_file_close(f);
@@ -84,10 +91,7 @@ void e2v_ext4_file_reopen(struct e2v_ext4_file *f, ext2_filsys fs,
 			  const struct ext2_inode_large *inode, struct e2v_extent **extents,
 			  size_t nr_extents, blk64_t tree_node_blocks, int last_leaf_empty)
 {
-	memset(f, 0, sizeof(*f));
-	f->fs = fs;
-	f->ino = ino;
-	f->zone = zone;
+	e2v_ext4_file_init(f, fs, zone, ino);
 	f->inode = *inode;
 	f->size = EXT2_I_SIZE(EXT2_INODE(&f->inode));
 	f->extents = *extents;
