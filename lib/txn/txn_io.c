@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "txn_io.h"
+#include "wb_wait.h"
 
 /*
  * Every write libext2fs makes is metadata unless the library said it is
@@ -39,10 +40,19 @@ struct e2v_txn_io {
 	 */
 	int wb_fd;
 	uint64_t wb_base;
+	/* and to have it written meanwhile, every E2V_WB_WAIT_BYTES of data */
+	struct e2v_wb_wait wb_wait;
+	uint64_t wb_since;
 };
 
 /* the largest run of data blocks kept before it is written */
 #define E2V_RUN_BYTES (1u << 20)
+/*
+ * The data written between two background fdatasync() calls: 160,000 small
+ * files sealed 1.06-1.41 s with 4 MiB against 1.45-1.82 s without (8 and 16
+ * MiB were between)
+ */
+#define E2V_WB_WAIT_BYTES (4u << 20)
 
 static struct struct_io_manager e2v_txn_io_manager;
 
@@ -72,6 +82,11 @@ static errcode_t e2v_run_write(struct e2v_txn_io *t)
 		if (t->wb_fd >= 0)
 			(void)sync_file_range(t->wb_fd, t->wb_base + t->run_start * (uint64_t)t->bs,
 					      (uint64_t)n * t->bs, SYNC_FILE_RANGE_WRITE);
+		t->wb_since += (uint64_t)n * t->bs;
+		if (t->wb_since >= E2V_WB_WAIT_BYTES) {
+			t->wb_since = 0;
+			e2v_wb_wait_ask(&t->wb_wait);
+		}
 	}
 	return err;
 }
@@ -459,6 +474,7 @@ static errcode_t e2v_tio_close(io_channel c)
 	e2v_txn_io_drop_all(c);
 	free(t->tab);
 	free(t->run);
+	e2v_wb_wait_fini(&t->wb_wait);
 	if (t->wb_fd >= 0)
 		close(t->wb_fd);
 	if (t->inner) {
@@ -519,6 +535,7 @@ errcode_t e2v_txn_io_wrap(ext2_filsys fs)
 	t->inner = fs->io;
 	t->bs = fs->blocksize;
 	t->wb_fd = -1;
+	e2v_wb_wait_init(&t->wb_wait, -1);
 	fs->io = fs->image_io = c;
 	return 0;
 nomem:
@@ -559,10 +576,12 @@ void e2v_txn_io_set_image_fd(io_channel c, int fd, uint64_t base)
 {
 	struct e2v_txn_io *t = e2v_tio(c);
 
+	e2v_wb_wait_fini(&t->wb_wait);
 	if (t->wb_fd >= 0)
 		close(t->wb_fd);
 	t->wb_fd = fd;
 	t->wb_base = base;
+	e2v_wb_wait_init(&t->wb_wait, fd);
 }
 
 void e2v_txn_io_set_dropping(io_channel c, int on)
