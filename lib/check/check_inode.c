@@ -516,7 +516,8 @@ out:
 static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 				      const struct e2verity_check_opts *opts,
 				      struct e2verity_check_stats *stats, uint64_t progress_base,
-				      uint64_t progress_total, struct e2v_ahead_job *job);
+				      uint64_t progress_total, struct e2verity_batch *batch,
+				      struct e2v_ahead_job *job);
 
 errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_check_opts *opts,
 			struct e2verity_check_stats *stats, uint64_t progress_base,
@@ -525,7 +526,7 @@ errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_ch
 	struct e2v_ahead_job *job = e2v_ahead_take(batch, ino);
 	errcode_t err;
 
-	err = e2v_check_inode_with(fs, ino, opts, stats, progress_base, progress_total, job);
+	err = e2v_check_inode_with(fs, ino, opts, stats, progress_base, progress_total, batch, job);
 	e2v_ahead_job_free(job);
 	return err;
 }
@@ -533,7 +534,8 @@ errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_ch
 static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 				      const struct e2verity_check_opts *opts,
 				      struct e2verity_check_stats *stats, uint64_t progress_base,
-				      uint64_t progress_total, struct e2v_ahead_job *job)
+				      uint64_t progress_total, struct e2verity_batch *batch,
+				      struct e2v_ahead_job *job)
 {
 	struct e2verity_check_file file = { .ino = ino };
 	struct e2v_check c = {
@@ -543,6 +545,7 @@ static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 		.stats = stats,
 		.progress_base = progress_base,
 		.progress_total = progress_total,
+		.batch = batch,
 		.ahead = job,
 		.owners = opts->owners,
 	};

@@ -406,8 +406,12 @@ errcode_t e2v_check_tree(struct e2v_check *c, struct e2v_ext4_file *f,
 		 * A large file is read past the io manager, from the image
 		 * itself, when nothing may hold writes back (a transaction)
 		 */
-		if (d->data_size >= E2V_DIRECT_MIN && !e2v_txn_io_is(f->fs))
-			e2v_ext4_file_read_direct(f);
+		if (d->data_size >= E2V_DIRECT_MIN && !e2v_txn_io_is(f->fs)) {
+			uint64_t base = 0;
+			int fd = e2v_ahead_image_fd(c->batch, &base);
+
+			e2v_ext4_file_read_direct(f, fd, base);
+		}
 		err = e2v_compute_keep(&p, d->data_size, e2v_tree_read, e2v_tree_seek, &tc,
 				       e2v_tree_sink, &tc, &res, NULL);
 	}

@@ -13,6 +13,8 @@ struct e2v_check {
 	/* the image-wide progress: bytes hashed before this file, and in all */
 	uint64_t progress_base;
 	uint64_t progress_total;
+	/* the batch that hashes ahead (its descriptor of the image), or NULL */
+	struct e2verity_batch *batch;
 	/* the Merkle tree made ahead by another thread, or NULL */
 	struct e2v_ahead_job *ahead; /* its metadata region is taken: see e2v_check_meta_from() */
 	/* who names which block, for every file; or NULL */

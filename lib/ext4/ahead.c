@@ -87,7 +87,8 @@ static errcode_t e2v_job_read(void *ctx, void *buf, size_t count, uint64_t offse
 	struct e2v_ahead_job *j = ctx;
 	const unsigned int bs = j->fs_block_size;
 	uint8_t *out = buf;
-	size_t e = 0;
+	const struct e2v_extent *x0 = e2v_extent_find(j->extents, j->nr_extents, offset / bs);
+	size_t e = x0 ? (size_t)(x0 - j->extents) : j->nr_extents;
 
 	while (count) {
 		blk64_t lblk = offset / bs;
@@ -275,24 +276,20 @@ struct e2v_want {
 #define E2V_PRELOAD_BLOCKS 128
 
 /* Adds the job's bytes [@start, @end), whole blocks, when one initialized extent holds them. */
-static void e2v_want_add(struct e2v_want *w, unsigned int *nw, const struct e2v_ahead_job *j,
-			 uint64_t start, uint64_t end, const uint8_t **at)
+static int e2v_want_add(struct e2v_want *w, unsigned int *nw, const struct e2v_ahead_job *j,
+			uint64_t start, uint64_t end, const uint8_t **at)
 {
 	const unsigned int bs = j->fs_block_size;
 	const blk64_t lblk = start / bs, n = (end - start) / bs;
+	const struct e2v_extent *x;
 
 	if (!n || n > E2V_PRELOAD_WANT || start % bs || end % bs)
-		return;
-	for (size_t e = 0; e < j->nr_extents; e++) {
-		const struct e2v_extent *x = &j->extents[e];
-
-		if (x->lblk + x->len <= lblk)
-			continue;
-		if (x->lblk > lblk || x->uninit || lblk + n > x->lblk + x->len)
-			return;
-		w[(*nw)++] = (struct e2v_want){ x->pblk + (lblk - x->lblk), n, at };
-		return;
-	}
+		return 0;
+	x = e2v_extent_find(j->extents, j->nr_extents, lblk);
+	if (!x || x->lblk > lblk || x->uninit || lblk + n > x->lblk + x->len)
+		return 0;
+	w[(*nw)++] = (struct e2v_want){ x->pblk + (lblk - x->lblk), n, at };
+	return 1;
 }
 
 /*
@@ -320,10 +317,8 @@ static void e2v_jobs_preload(struct e2v_ahead_job **jobs, unsigned int n, uint8_
 		if (!j->finish || !last || j->last_leaf_empty)
 			continue;
 		end = (last->lblk + last->len) * (uint64_t)bs;
-		if (end > start) {
+		if (end > start && e2v_want_add(w, &nw, j, start, end, &j->pre_meta))
 			j->pre_meta_len = end - start;
-			e2v_want_add(w, &nw, j, start, end, &j->pre_meta);
-		}
 	}
 	/* by block, so that neighbours come in one read */
 	for (unsigned int i = 1; i < nw; i++)
@@ -650,6 +645,14 @@ const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_
 		return NULL;
 	j = &a->ring[a->head];
 	return j->ino == ino ? j : NULL;
+}
+
+int e2v_ahead_image_fd(const struct e2verity_batch *a, uint64_t *base)
+{
+	if (!a)
+		return -1;
+	*base = a->base;
+	return a->fd;
 }
 
 void e2v_ahead_reader(const struct e2v_ahead_job *j, struct e2v_ext4_file *f)

@@ -138,6 +138,9 @@ const struct e2v_ahead_job *e2v_ahead_peek(const struct e2verity_batch *a, ext2_
 /* @len zeroed bytes the batch keeps for the caller's thread until the next call; NULL if none */
 uint8_t *e2v_ahead_buffer(struct e2verity_batch *a, size_t len);
 
+/* The batch's descriptor of the image (the filesystem at *@base), -1 without a batch */
+int e2v_ahead_image_fd(const struct e2verity_batch *a, uint64_t *base);
+
 /* Makes @f read as the hashing thread read @j: with pread(), past libext2fs. */
 void e2v_ahead_reader(const struct e2v_ahead_job *j, struct e2v_ext4_file *f);
 

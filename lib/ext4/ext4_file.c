@@ -155,20 +155,20 @@ out:
 	return fd;
 }
 
-int e2v_ext4_file_read_direct(struct e2v_ext4_file *f)
+int e2v_ext4_file_read_direct(struct e2v_ext4_file *f, int fd, uint64_t base)
 {
-	uint64_t base;
-	int fd;
+	int own = fd < 0;
 
 	if (f->direct)
 		return 1;
-	fd = e2v_fs_image_fd(f->fs, &base);
+	if (own)
+		fd = e2v_fs_image_fd(f->fs, &base);
 	if (fd < 0)
 		return 0;
 	f->fd = fd;
 	f->base = base;
 	f->direct = 1;
-	f->fd_own = 1;
+	f->fd_own = own;
 	return 1;
 }
 
@@ -196,20 +196,9 @@ const struct e2v_extent *e2v_ext4_last_extent(const struct e2v_ext4_file *f)
 	return f->nr_extents && !f->last_leaf_empty ? &f->extents[f->nr_extents - 1] : NULL;
 }
 
-/* The extent holding @lblk, or else the first one after it (or NULL). */
 static const struct e2v_extent *e2v_find_extent(const struct e2v_ext4_file *f, blk64_t lblk)
 {
-	size_t lo = 0, hi = f->nr_extents;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->extents[mid].lblk + f->extents[mid].len <= lblk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < f->nr_extents ? &f->extents[lo] : NULL;
+	return e2v_extent_find(f->extents, f->nr_extents, lblk);
 }
 
 errcode_t e2v_ext4_file_map(const struct e2v_ext4_file *f, blk64_t lblk, blk64_t *pblk,

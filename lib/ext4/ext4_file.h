@@ -55,10 +55,11 @@ int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base);
 
 /*
  * Makes a reader that writes nothing read @f with pread() from the file that
- * holds the image (e2v_fs_image_fd()), past the io manager, until it is
- * closed; 0 if there is no such file (it reads as before).
+ * holds the image, past the io manager, until it is closed: @fd (the
+ * filesystem at byte @base), lent for that long, or with @fd -1 one it opens
+ * (e2v_fs_image_fd()); 0 if there is no such file (it reads as before).
  */
-int e2v_ext4_file_read_direct(struct e2v_ext4_file *f);
+int e2v_ext4_file_read_direct(struct e2v_ext4_file *f, int fd, uint64_t base);
 
 /*
  * Opens an inode for reading.  Fails with E2VERITY_ET_NOT_REGULAR,

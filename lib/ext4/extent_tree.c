@@ -60,6 +60,21 @@ struct e2v_walk {
 	uint64_t seq; /* counts the kernel's checks, in the order it makes them */
 };
 
+const struct e2v_extent *e2v_extent_find(const struct e2v_extent *v, size_t n, blk64_t lblk)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].lblk + v[mid].len <= lblk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n ? &v[lo] : NULL;
+}
+
 static errcode_t e2v_extent_err(unsigned int problem)
 {
 	for (size_t i = 0; i < E2V_ARRAY_SIZE(e2v_extent_errs); i++)

@@ -12,6 +12,9 @@ struct e2v_extent {
 	int uninit; /* unwritten: reads as zeros */
 };
 
+/* The extent of sorted, disjoint @v[@n] that holds @lblk, else the first one after it; NULL: none */
+const struct e2v_extent *e2v_extent_find(const struct e2v_extent *v, size_t n, blk64_t lblk);
+
 /* One thing wrong with an extent tree, with the numbers of its problem's message */
 struct e2v_extent_fault {
 	unsigned int problem; /* E2VERITY_PR_EXTENT_*, 0 for none */
