@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* check_txn_io.c - e2v_io_drop_cache() against unix_io's stale copy after a run of blocks */
+/* check_txn_io.c - the transaction's io channel: unix_io's stale copies, the writeback waiter */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "unit.h"
 #include "txn/txn_io.h"
+#include "txn/wb_wait.h"
 
 #define BS 4096
 
@@ -51,12 +54,55 @@ START_TEST(test_drop_cache_after_run)
 }
 END_TEST
 
+/*
+ * The waiter's fdatasync() must not take a write error from the commit's
+ * fsync(): so its descriptor is an open file description of its own, never a
+ * dup() of the one it was given (which a dup() would share, offset and all).
+ */
+START_TEST(test_wb_wait_own_description)
+{
+	char path[] = "/tmp/e2verity-wb-wait.XXXXXX";
+	struct e2v_wb_wait w;
+	int fd = mkstemp(path), kept;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 1 << 20), 0);
+	e2v_wb_wait_init(&w, fd);
+	ck_assert_int_ge(w.fd, 0);
+	ck_assert_int_ne(w.fd, fd);
+	ck_assert_int_eq(lseek(fd, 12345, SEEK_SET), 12345);
+	ck_assert_int_eq(lseek(w.fd, 0, SEEK_CUR), 0);
+	/* asked often, and while a sync may be under way: the thread keeps up and stops */
+	for (int i = 0; i < 100; i++)
+		e2v_wb_wait_ask(&w);
+	ck_assert_int_eq(w.running, 1);
+	kept = w.fd;
+	e2v_wb_wait_fini(&w);
+	ck_assert_int_eq(w.running, 0);
+	ck_assert_int_eq(w.fd, -1);
+	errno = 0;
+	ck_assert_int_eq(fcntl(kept, F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
+	/* the given descriptor stays the caller's */
+	ck_assert_int_ne(fcntl(fd, F_GETFD), -1);
+	close(fd);
+	unlink(path);
+
+	/* without an image file: nothing to wait for, no thread */
+	e2v_wb_wait_init(&w, -1);
+	e2v_wb_wait_ask(&w);
+	ck_assert_int_eq(w.running, 0);
+	e2v_wb_wait_fini(&w);
+}
+END_TEST
+
 static Suite *txn_io_suite(void)
 {
 	Suite *s = suite_create("txn_io");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_drop_cache_after_run);
+	tcase_add_test(tc, test_wb_wait_own_description);
 	suite_add_tcase(s, tc);
 	return s;
 }
