@@ -137,9 +137,12 @@ group()
 		while IFS='|' read -r label prep cmd; do
 			i=$((i + 1))
 			[ -z "$prep" ] || sh -c "$prep" </dev/null
-			/usr/bin/time -f '%e %M %U %S' -o res/t sh -c "$cmd" </dev/null >/dev/null 2>res/err ||
+			# time(1)'s wall clock counts hundredths, too coarse for the rows near 0.1 s
+			t0=$(date +%s%N)
+			/usr/bin/time -f '%M %U %S' -o res/t sh -c "$cmd" </dev/null >/dev/null 2>res/err ||
 				{ echo "bench: '$cmd' failed: $(cat res/err)" >&2; exit 1; }
-			tail -n 1 res/t >>res/$i
+			t1=$(date +%s%N)
+			echo "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc) $(tail -n 1 res/t)" >>res/$i
 		done <res/cmds
 		r=$((r + 1))
 	done
@@ -153,14 +156,14 @@ group()
 		rss=$(cut -d' ' -f2 res/$i | sort -n | tail -n 1)
 		cpu=$(awk '{ print $3 + $4 }' res/$i | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 		[ -n "$ref" ] || ref=$med
-		# time(1) counts hundredths: below that, the bounds a hundredth gives
+		# the clock counts thousandths: below that, the bounds a thousandth gives
 		lt= gt=
-		if [ "$(echo "$med < 0.01" | bc)" = 1 ]; then
-			med=0.01 lt='<' gt='>'
+		if [ "$(echo "$med < 0.001" | bc)" = 1 ]; then
+			med=0.001 lt='<' gt='>'
 		fi
 		gbs=$(echo "scale=2; $g_bytes / $med / 1000000000" | bc)
 		ratio=$(echo "scale=2; $ref / $med" | bc)
-		printf '  %-40s %7s s %7s GB/s %7sx %7d KB %7.2f s\n' "$label" "$lt$(printf %.2f "$med")" \
+		printf '  %-40s %7s s %7s GB/s %7sx %7d KB %7.2f s\n' "$label" "$lt$(printf %.3f "$med")" \
 			"$gt$(printf %.2f "$gbs")" "$gt$(printf %.2f "$ratio")" "$rss" "$cpu"
 	done <res/cmds
 }
