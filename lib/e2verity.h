@@ -78,9 +78,9 @@ struct e2verity_check_file {
 };
 
 /* e2verity_check_file.ima */
-#define E2VERITY_CHECK_IMA_NONE 0	/* none, or not looked at */
-#define E2VERITY_CHECK_IMA_VERITY 1	/* an fs-verity signature (checked: see the findings) */
-#define E2VERITY_CHECK_IMA_OTHER 2	/* another kind of IMA data */
+#define E2VERITY_CHECK_IMA_NONE 0      /* none, or not looked at */
+#define E2VERITY_CHECK_IMA_VERITY 1    /* an fs-verity signature (checked: see the findings) */
+#define E2VERITY_CHECK_IMA_OTHER 2     /* another kind of IMA data */
 #define E2VERITY_CHECK_IMA_MALFORMED 3 /* not one the kernel can read */
 
 struct e2verity_check_stats {
@@ -99,7 +99,7 @@ struct e2verity_owners;
 
 struct e2verity_check_opts {
 	struct e2verity_threads threads; /* hashing threads, reused for every file */
-	const char *certfile;		  /* verify built-in signatures against this PEM cert */
+	const char *certfile;		 /* verify built-in signatures against this PEM cert */
 	/* require it to chain to this PEM CA; alone, the signature's own certificate is used */
 	const char *cafile;
 	/* or both loaded already (e2verity_verifier_load()); then @certfile, @cafile unused */
@@ -197,7 +197,8 @@ struct e2verity_walk_entry {
 	const char *name;     /* the entry's bytes, NUL-terminated (a NUL may be among them) */
 	int name_len;
 	ext2_ino_t ino;
-	unsigned int type; /* EXT2_FT_*: the entry's, or the inode's when the directory records none */
+	/* EXT2_FT_*: the entry's, or the inode's when the directory records none */
+	unsigned int type;
 	/*
 	 * Non-zero: a directory (type EXT2_FT_DIR) that could not be read, its
 	 * entries unseen; or, in a directory without file types, the entry's
@@ -558,11 +559,11 @@ struct e2verity_repair_opts {
 
 /* What a repair did */
 struct e2verity_repair_result {
-	uint64_t tree_blocks;	   /* Merkle tree blocks the file has */
-	uint64_t blocks_rewritten; /* e2verity_repair_tree(): of them, rewritten */
-	enum e2verity_trust trusted_by; /* e2verity_repair_reseal(): why its digest is right */
-	int signature_kept;		/* the built-in signature was written back */
-	int signature_dropped;		/* one was there but could not be kept */
+	uint64_t tree_blocks;		 /* Merkle tree blocks the file has */
+	uint64_t blocks_rewritten;	 /* e2verity_repair_tree(): of them, rewritten */
+	enum e2verity_trust trusted_by;	 /* e2verity_repair_reseal(): why its digest is right */
+	int signature_kept;		 /* the built-in signature was written back */
+	int signature_dropped;		 /* one was there but could not be kept */
 	struct e2verity_descriptor desc; /* the file's descriptor after the repair */
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 	unsigned int digest_size;
@@ -731,8 +732,8 @@ struct e2verity_seal_plan {
 	 * extents (one per block at worst) could overflow the inode or last leaf
 	 */
 	uint64_t blocks_needed;
-	uint64_t blocks_freed;	/* allocated blocks past EOF that are released first */
-	int inline_data;	/* the data is inline: it moves into a block of its own */
+	uint64_t blocks_freed; /* allocated blocks past EOF that are released first */
+	int inline_data;       /* the data is inline: it moves into a block of its own */
 	struct e2verity_geometry geo;
 	/* placement, assuming the largest signature @opts allows */
 	struct e2verity_ext4_layout layout;
@@ -753,8 +754,8 @@ struct e2verity_seal_result {
 	struct e2verity_ext4_layout layout;
 	uint64_t blocks_allocated;
 	uint64_t blocks_freed;
-	int inline_moved; /* the inline data was moved into a block */
-	int tail_zeroed;  /* stale bytes after EOF in the last data block were zeroed */
+	int inline_moved;	      /* the inline data was moved into a block */
+	int tail_zeroed;	      /* stale bytes after EOF in the last data block were zeroed */
 	enum e2verity_ima_action ima; /* what was done with security.ima */
 	uint32_t ima_key_id;	      /* for WRITE, REPLACE and KEEP: the value's key id */
 };

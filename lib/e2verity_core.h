@@ -514,7 +514,7 @@ errcode_t e2verity_signature_parse(const uint8_t *sig, size_t sig_size);
 
 /* A security.ima value, decoded by e2verity_ima_parse() */
 struct e2verity_ima_sig {
-	uint8_t type;	   /* E2VERITY_IMA_VERITY_DIGSIG, or another kind of security.ima */
+	uint8_t type; /* E2VERITY_IMA_VERITY_DIGSIG, or another kind of security.ima */
 	uint8_t version;
 	uint8_t hash_algo; /* the kernel's enum hash_algo: sha256 4, sha512 6 */
 	uint32_t key_id;   /* as the kernel looks it up: "id:%08x" */
@@ -591,8 +591,8 @@ struct e2verity_ima_signer;
  * E2VERITY_ET_CERT_LOAD, E2VERITY_ET_KEY_CERT_MISMATCH (@certfile has no
  * certificate of this key), E2VERITY_ET_IMA_KEY_TYPE or E2VERITY_ET_NO_MEMORY.
  */
-errcode_t e2verity_ima_signer_load(const char *keyfile, const char *certfile,
-				   const char *key_pass, struct e2verity_ima_signer **ret);
+errcode_t e2verity_ima_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
+				   struct e2verity_ima_signer **ret);
 
 /**
  * e2verity_ima_signer_key_id() - the key id the signer's values carry
@@ -829,15 +829,15 @@ enum e2verity_problem_code {
 };
 
 /* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */
-#define E2VERITY_FIELD_VALUE 0x001    /* value (%v, %h) */
-#define E2VERITY_FIELD_EXPECTED 0x002 /* expected (%x) */
-#define E2VERITY_FIELD_OFFSET 0x004   /* offset (%o) */
-#define E2VERITY_FIELD_BLOCK 0x008    /* block (%b) */
-#define E2VERITY_FIELD_COUNT 0x010    /* count (%n) */
-#define E2VERITY_FIELD_LEVEL 0x020    /* level (%l) */
-#define E2VERITY_FIELD_STORED 0x040   /* stored (%S) */
-#define E2VERITY_FIELD_COMPUTED 0x080 /* computed (%C) */
-#define E2VERITY_FIELD_ERR 0x100      /* err (%e) */
+#define E2VERITY_FIELD_VALUE 0x001	   /* value (%v, %h) */
+#define E2VERITY_FIELD_EXPECTED 0x002	   /* expected (%x) */
+#define E2VERITY_FIELD_OFFSET 0x004	   /* offset (%o) */
+#define E2VERITY_FIELD_BLOCK 0x008	   /* block (%b) */
+#define E2VERITY_FIELD_COUNT 0x010	   /* count (%n) */
+#define E2VERITY_FIELD_LEVEL 0x020	   /* level (%l) */
+#define E2VERITY_FIELD_STORED 0x040	   /* stored (%S) */
+#define E2VERITY_FIELD_COMPUTED 0x080	   /* computed (%C) */
+#define E2VERITY_FIELD_ERR 0x100	   /* err (%e) */
 #define E2VERITY_FIELD_EXPECTED_HASH 0x200 /* expected_hash (%E) */
 
 /*

@@ -18,7 +18,8 @@ int main(int argc, char *argv[])
 
 	e2verity_init();
 	err = argc == 2 ? ext2fs_open(argv[1], EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0,
-				      unix_io_manager, &fs) : EXT2_ET_BAD_DEVICE_NAME;
+				      unix_io_manager, &fs)
+			: EXT2_ET_BAD_DEVICE_NAME;
 	if (!err && !(err = ext2fs_open_inode_scan(fs, 0, &scan))) {
 		while (!(err = ext2fs_get_next_inode(scan, &ino, &inode)) && ino) {
 			if (ino < EXT2_FIRST_INO(fs->super) || !inode.i_links_count ||
@@ -37,8 +38,9 @@ int main(int argc, char *argv[])
 		err = e2verity_seal_files(fs, NULL, inos, n, &opts, NULL, NULL, &totals);
 	err = err ? (ext2fs_free(fs), err) : ext2fs_close_free(&fs);
 	if (err)
-		fprintf(stderr, "%s: %s (file %zu)\n", argc > 1 ? argv[1] : "usage: seal-image IMAGE",
-			error_message(err), totals.index);
+		fprintf(stderr, "%s: %s (file %zu)\n",
+			argc > 1 ? argv[1] : "usage: seal-image IMAGE", error_message(err),
+			totals.index);
 	else
 		printf("%zu files sealed, %zu were already\n", totals.done, totals.skipped);
 	free(inos);

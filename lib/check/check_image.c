@@ -151,8 +151,8 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 		o.owners = own_map;
 	}
 	/* small files are hashed a few files ahead, on other threads, as seal does */
-	err = e2v_ahead_new(fs, inos, n, opts->threads.count, e2v_check_prepare_ahead,
-			    (void *)opts, &batch);
+	err = e2v_ahead_new(fs, inos, n, opts->threads.count, e2v_check_prepare_ahead, (void *)opts,
+			    &batch);
 	if (err)
 		goto out;
 	for (size_t i = 0; i < n; i++) {

@@ -174,8 +174,8 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 			return err;
 		ver = own;
 	}
-	if (e2v_ahead_judged(c->ahead, ver, m->desc.hash_algorithm, file->digest,
-			     file->digest_size, m->sig, m->desc.sig_size)) {
+	if (e2v_ahead_judged(c->ahead, ver, m->desc.hash_algorithm, file->digest, file->digest_size,
+			     m->sig, m->desc.sig_size)) {
 		rep = c->ahead->verify_rep;
 		err = 0;
 	} else {

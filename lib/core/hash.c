@@ -119,7 +119,7 @@ const EVP_MD *e2v_evp_md(enum e2v_md which)
 static EVP_MD *e2v_fetch(const struct e2verity_hash_alg *alg)
 {
 	EVP_MD *md = (EVP_MD *)e2v_evp_md(alg->num == E2VERITY_HASH_SHA256 ? E2V_MD_SHA256
-									  : E2V_MD_SHA512);
+									   : E2V_MD_SHA512);
 
 	/* the hasher frees its own reference */
 	return md && EVP_MD_up_ref(md) ? md : NULL;
@@ -149,7 +149,7 @@ errcode_t e2verity_hash_buf(unsigned int alg_num, const void *data, size_t len, 
 }
 
 errcode_t e2v_hasher_new(unsigned int alg_num, const uint8_t *salt, unsigned int salt_size,
-			      struct e2verity_hasher **ret)
+			 struct e2verity_hasher **ret)
 {
 	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(alg_num);
 	uint8_t padded[128];
@@ -201,8 +201,7 @@ errcode_t e2v_hasher_dup(const struct e2verity_hasher *h, struct e2verity_hasher
 	return e2v_hasher_new(h->alg->num, h->salt, h->salt_size, ret);
 }
 
-errcode_t e2v_hasher_block(struct e2verity_hasher *h, const void *data, size_t len,
-				uint8_t *out)
+errcode_t e2v_hasher_block(struct e2verity_hasher *h, const void *data, size_t len, uint8_t *out)
 {
 	int ok;
 

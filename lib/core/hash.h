@@ -7,8 +7,14 @@
 
 #include "core.h"
 
-enum e2v_md { E2V_MD_SHA1, E2V_MD_SHA224, E2V_MD_SHA256, E2V_MD_SHA384, E2V_MD_SHA512,
-	      E2V_MD_COUNT };
+enum e2v_md {
+	E2V_MD_SHA1,
+	E2V_MD_SHA224,
+	E2V_MD_SHA256,
+	E2V_MD_SHA384,
+	E2V_MD_SHA512,
+	E2V_MD_COUNT
+};
 
 /*
  * The digest @which, fetched from the default provider once for the process
@@ -32,7 +38,7 @@ struct e2verity_hasher;
  * Return: 0 or an error code.
  */
 errcode_t e2v_hasher_new(unsigned int alg, const uint8_t *salt, unsigned int salt_size,
-			      struct e2verity_hasher **ret);
+			 struct e2verity_hasher **ret);
 
 /**
  * e2v_hasher_dup() - make an independent copy, for use in another thread
@@ -52,8 +58,7 @@ errcode_t e2v_hasher_dup(const struct e2verity_hasher *h, struct e2verity_hasher
  *
  * Return: 0 or an error code.
  */
-errcode_t e2v_hasher_block(struct e2verity_hasher *h, const void *data, size_t len,
-				uint8_t *out);
+errcode_t e2v_hasher_block(struct e2verity_hasher *h, const void *data, size_t len, uint8_t *out);
 
 /**
  * e2v_hasher_free() - release a hasher

@@ -15,10 +15,10 @@
 
 /* the kernel's enum hash_algo (include/uapi/linux/hash_info.h), by number */
 static const char *const e2v_kernel_hash_names[] = {
-	"md4",	  "md5",    "sha1",   "rmd160", "sha256", "sha384",      "sha512",
-	"sha224", "rmd128", "rmd256", "rmd320", "wp256",  "wp384",       "wp512",
-	"tgr128", "tgr160", "tgr192", "sm3",    "streebog256", "streebog512", "sha3-256",
-	"sha3-384", "sha3-512",
+	"md4",	       "md5",	      "sha1",	  "rmd160",   "sha256",	  "sha384",
+	"sha512",      "sha224",      "rmd128",	  "rmd256",   "rmd320",	  "wp256",
+	"wp384",       "wp512",	      "tgr128",	  "tgr160",   "tgr192",	  "sm3",
+	"streebog256", "streebog512", "sha3-256", "sha3-384", "sha3-512",
 };
 
 #define E2V_KERNEL_HASH_SHA256 4
@@ -37,8 +37,9 @@ int e2verity_ima_hash_algo(unsigned int alg)
 
 const char *e2verity_ima_hash_algo_name(unsigned int kernel_alg)
 {
-	return kernel_alg < E2V_ARRAY_SIZE(e2v_kernel_hash_names) ? e2v_kernel_hash_names[kernel_alg]
-								   : NULL;
+	return kernel_alg < E2V_ARRAY_SIZE(e2v_kernel_hash_names)
+		       ? e2v_kernel_hash_names[kernel_alg]
+		       : NULL;
 }
 
 errcode_t e2verity_ima_file_id(unsigned int alg, const uint8_t *digest, uint8_t *out,
@@ -148,8 +149,8 @@ static X509 *e2v_cert_of_key(STACK_OF(X509) * certs, EVP_PKEY *pkey)
 	return NULL;
 }
 
-errcode_t e2verity_ima_signer_load(const char *keyfile, const char *certfile,
-				   const char *key_pass, struct e2verity_ima_signer **ret)
+errcode_t e2verity_ima_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
+				   struct e2verity_ima_signer **ret)
 {
 	STACK_OF(X509) *key_certs = NULL, *certs = NULL;
 	struct e2verity_ima_signer *s;

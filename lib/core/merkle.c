@@ -324,8 +324,8 @@ void e2v_scratch_free(struct e2v_scratch *keep)
 	memset(keep, 0, sizeof(*keep));
 }
 
-void e2v_result_describe(const struct e2verity_params *p, uint64_t data_size,
-			 const uint8_t *root, struct e2verity_result *res)
+void e2v_result_describe(const struct e2verity_params *p, uint64_t data_size, const uint8_t *root,
+			 struct e2verity_result *res)
 {
 	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(p->hash_alg);
 	struct e2verity_descriptor *d = &res->desc;

@@ -19,8 +19,8 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 void e2v_scratch_free(struct e2v_scratch *keep);
 
 /* e2v_result_finish() but for the digest: for a caller that hashes many descriptors at once */
-void e2v_result_describe(const struct e2verity_params *p, uint64_t data_size,
-			 const uint8_t *root, struct e2verity_result *res);
+void e2v_result_describe(const struct e2verity_params *p, uint64_t data_size, const uint8_t *root,
+			 struct e2verity_result *res);
 
 /*
  * The descriptor and digest of @res for @data_size bytes of root hash @root

@@ -267,10 +267,9 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "kernel finds no key for it",
 	  V },
 	{ E2VERITY_PR_IMA_MISMATCH, "IMA_MISMATCH", E,
-	  "security.ima signature of key id %h does not match the file's fs-verity digest",
-	  V },
-	{ E2VERITY_PR_IMA_UNREADABLE, "IMA_UNREADABLE", E,
-	  "extended attributes cannot be read: %e", R },
+	  "security.ima signature of key id %h does not match the file's fs-verity digest", V },
+	{ E2VERITY_PR_IMA_UNREADABLE, "IMA_UNREADABLE", E, "extended attributes cannot be read: %e",
+	  R },
 
 	/* check --manifest: the image against what the build recorded */
 	{ E2VERITY_PR_MANIFEST_MISSING, "MANIFEST_MISSING", E,

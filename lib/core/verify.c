@@ -232,12 +232,11 @@ static int e2v_pk_verify(const struct e2v_kcert *key, const struct e2v_ksig *sig
 	 * calls that say the same are translated into them one by one, which
 	 * costs a fifth of a verification
 	 */
-	params[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
-						       (char *)EVP_MD_get0_name(e2v_md(sig->hash)), 0);
+	params[n++] = OSSL_PARAM_construct_utf8_string(
+		OSSL_SIGNATURE_PARAM_DIGEST, (char *)EVP_MD_get0_name(e2v_md(sig->hash)), 0);
 	if (!key->key_ec)
-		params[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE,
-							       (char *)OSSL_PKEY_RSA_PAD_MODE_PKCSV15,
-							       0);
+		params[n++] = OSSL_PARAM_construct_utf8_string(
+			OSSL_SIGNATURE_PARAM_PAD_MODE, (char *)OSSL_PKEY_RSA_PAD_MODE_PKCSV15, 0);
 	params[n] = OSSL_PARAM_construct_end();
 	ctx = EVP_PKEY_CTX_new(key->pkey, NULL);
 	ok = ctx && EVP_PKEY_verify_init_ex(ctx, params) == 1 &&

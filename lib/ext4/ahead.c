@@ -212,9 +212,9 @@ static struct e2verity_hasher *e2v_one_hasher_for(struct e2v_one_hasher *o,
 	if (e2v_hasher_new(p->hash_alg, p->salt, p->salt_size, &o->h))
 		return NULL;
 	memcpy(o->salt, p->salt, p->salt_size);
-	o->p = (struct e2verity_params){
-		.hash_alg = p->hash_alg, .salt = o->salt, .salt_size = p->salt_size
-	};
+	o->p = (struct e2verity_params){ .hash_alg = p->hash_alg,
+					 .salt = o->salt,
+					 .salt_size = p->salt_size };
 	return o->h;
 }
 
@@ -452,8 +452,8 @@ static void *e2v_ahead_main(void *arg)
 		unsigned int n = 0, want, unstarted = 0;
 
 		for (size_t i = 0; i < a->queued; i++)
-			unstarted += a->ring[(a->head + i) % E2V_AHEAD_MAX_JOBS].state ==
-				     E2V_JOB_QUEUED;
+			unstarted +=
+				a->ring[(a->head + i) % E2V_AHEAD_MAX_JOBS].state == E2V_JOB_QUEUED;
 		if (!unstarted) {
 			if (a->quit)
 				break;
@@ -723,8 +723,8 @@ int e2v_ahead_matches(const struct e2v_ahead_job *j, const struct e2verity_param
 }
 
 int e2v_ahead_judged(const struct e2v_ahead_job *j, const struct e2verity_verifier *ver,
-		     unsigned int alg, const uint8_t *digest, size_t digest_size, const uint8_t *sig,
-		     size_t sig_size)
+		     unsigned int alg, const uint8_t *digest, size_t digest_size,
+		     const uint8_t *sig, size_t sig_size)
 {
 	return j && j->verified && j->verifier == ver && j->verify_alg == alg &&
 	       digest_size <= sizeof(j->verify_digest) &&

@@ -119,8 +119,8 @@ int e2v_ahead_matches(const struct e2v_ahead_job *j, const struct e2verity_param
  * @digest_size bytes, for @alg) with @ver: then @j->verify_rep is the verdict
  */
 int e2v_ahead_judged(const struct e2v_ahead_job *j, const struct e2verity_verifier *ver,
-		     unsigned int alg, const uint8_t *digest, size_t digest_size, const uint8_t *sig,
-		     size_t sig_size);
+		     unsigned int alg, const uint8_t *digest, size_t digest_size,
+		     const uint8_t *sig, size_t sig_size);
 
 /*
  * Where a search for free blocks from @goal may start instead: past a span

@@ -83,8 +83,8 @@ static void e2v_zone_journal(ext2_filsys fs, e2v_zone_emit_fn emit, void *ctx)
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
 
-	if (!ext2fs_has_feature_journal(fs->super) || !jino ||
-	    jino > fs->super->s_inodes_count || jino < EXT2_ROOT_INO)
+	if (!ext2fs_has_feature_journal(fs->super) || !jino || jino > fs->super->s_inodes_count ||
+	    jino < EXT2_ROOT_INO)
 		return;
 	if (ext2fs_read_inode_full(fs, jino, in, sizeof(inode)))
 		return;
@@ -120,11 +120,14 @@ static void e2v_zone_runs(ext2_filsys fs, e2v_zone_emit_fn emit, void *ctx)
 				(const void *)((const char *)fs->group_desc +
 					       (size_t)g * EXT2_DESC_SIZE(sb));
 
-			emit(ctx, d->bg_block_bitmap | (hi ? (blk64_t)d->bg_block_bitmap_hi << 32 : 0),
+			emit(ctx,
+			     d->bg_block_bitmap | (hi ? (blk64_t)d->bg_block_bitmap_hi << 32 : 0),
 			     1, 0);
-			emit(ctx, d->bg_inode_bitmap | (hi ? (blk64_t)d->bg_inode_bitmap_hi << 32 : 0),
+			emit(ctx,
+			     d->bg_inode_bitmap | (hi ? (blk64_t)d->bg_inode_bitmap_hi << 32 : 0),
 			     1, 0);
-			emit(ctx, d->bg_inode_table | (hi ? (blk64_t)d->bg_inode_table_hi << 32 : 0),
+			emit(ctx,
+			     d->bg_inode_table | (hi ? (blk64_t)d->bg_inode_table_hi << 32 : 0),
 			     fs->inode_blocks_per_group, 0);
 			continue;
 		}
@@ -241,7 +244,8 @@ errcode_t e2v_system_zone_build(ext2_filsys fs, struct e2v_system_zone **ret)
 	qsort(z->r, z->n, sizeof(*z->r), e2v_range_cmp);
 	/* a valid filesystem's runs never overlap; a hostile one's may */
 	for (size_t i = 0; i < z->n; i++)
-		z->max_end[i] = i && z->max_end[i - 1] > z->r[i].end ? z->max_end[i - 1] : z->r[i].end;
+		z->max_end[i] =
+			i && z->max_end[i - 1] > z->r[i].end ? z->max_end[i - 1] : z->r[i].end;
 	*ret = z;
 	return 0;
 }
@@ -274,8 +278,8 @@ static void e2v_test_built(const struct e2v_system_zone *zone, struct e2v_zone_t
 	}
 }
 
-errcode_t e2v_system_zone_check(ext2_filsys fs, const struct e2v_system_zone *zone,
-				ext2_ino_t ino, struct e2v_blockref *refs, size_t n, int *found,
+errcode_t e2v_system_zone_check(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				struct e2v_blockref *refs, size_t n, int *found,
 				struct e2v_blockref *hit, blk64_t *block)
 {
 	struct e2v_zone_test t = { .ino = ino, .refs = refs, .n = n };

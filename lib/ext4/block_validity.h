@@ -43,8 +43,8 @@ void e2v_system_zone_free(struct e2v_system_zone *z);
  * *@hit is the failing ref the kernel meets first and *@block its first
  * block in the zone.
  */
-errcode_t e2v_system_zone_check(ext2_filsys fs, const struct e2v_system_zone *zone,
-				ext2_ino_t ino, struct e2v_blockref *refs, size_t n, int *found,
+errcode_t e2v_system_zone_check(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				struct e2v_blockref *refs, size_t n, int *found,
 				struct e2v_blockref *hit, blk64_t *block);
 
 #endif /* E2VERITY_BLOCK_VALIDITY_H */

@@ -114,9 +114,8 @@ static errcode_t e2v_add_ref(struct e2v_walk *w, blk64_t pblk, blk64_t len, uint
 {
 	if (e2v_array_room(&w->refs, &w->refcap, w->nrefs, sizeof(*w->refs)))
 		return E2VERITY_ET_NO_MEMORY;
-	w->refs[w->nrefs++] = (struct e2v_blockref){
-		.pblk = pblk, .len = len, .seq = w->seq, .lblk = lblk
-	};
+	w->refs[w->nrefs++] =
+		(struct e2v_blockref){ .pblk = pblk, .len = len, .seq = w->seq, .lblk = lblk };
 	return 0;
 }
 
@@ -127,9 +126,8 @@ static errcode_t e2v_add_extent(struct e2v_walk *w, uint32_t lblk, uint32_t len,
 
 	if (e2v_array_room(&t->extents, &w->cap, t->nr, sizeof(*t->extents)))
 		return E2VERITY_ET_NO_MEMORY;
-	t->extents[t->nr++] = (struct e2v_extent){
-		.lblk = lblk, .pblk = pblk, .len = len, .uninit = uninit
-	};
+	t->extents[t->nr++] =
+		(struct e2v_extent){ .lblk = lblk, .pblk = pblk, .len = len, .uninit = uninit };
 	return 0;
 }
 
@@ -198,10 +196,11 @@ static int e2v_check_leaf(struct e2v_walk *w, const uint8_t *h, int root, uint32
 		w->seq++;
 		if (lblk < cur) {
 			if (lblk < prev)
-				return e2v_refuse(w, E2VERITY_PR_EXTENT_OUT_OF_ORDER, node, lblk, prev,
-						  0);
+				return e2v_refuse(w, E2VERITY_PR_EXTENT_OUT_OF_ORDER, node, lblk,
+						  prev, 0);
 			if (lblk == prev)
-				return e2v_refuse(w, E2VERITY_PR_EXTENT_DUPLICATE, node, lblk, 0, 0);
+				return e2v_refuse(w, E2VERITY_PR_EXTENT_DUPLICATE, node, lblk, 0,
+						  0);
 			return e2v_refuse(w, E2VERITY_PR_EXTENT_OVERLAP, node, lblk, cur - 1, 0);
 		}
 		prev = lblk;
@@ -250,13 +249,11 @@ static int e2v_node_csum_ok(const struct e2v_walk *w, const uint8_t *h)
 
 	if (!w->csum)
 		return 1;
-	return ext2fs_crc32c_le(w->csum_seed, (unsigned char *)h, tail) ==
-	       e2v_get_le32(h + tail);
+	return ext2fs_crc32c_le(w->csum_seed, (unsigned char *)h, tail) == e2v_get_le32(h + tail);
 }
 
 static int e2v_walk_node(struct e2v_walk *w, const uint8_t *h, unsigned int depth, int root,
-			 uint32_t first, uint64_t end, int rightmost, blk64_t node,
-			 errcode_t *err);
+			 uint32_t first, uint64_t end, int rightmost, blk64_t node, errcode_t *err);
 
 /*
  * The children of a checked index node, left to right.  Entry i covers
@@ -264,8 +261,8 @@ static int e2v_walk_node(struct e2v_walk *w, const uint8_t *h, unsigned int dept
  * kernel's lookups never reach a child whose range is empty, nor the part
  * of a leaf past its range.
  */
-static int e2v_walk_children(struct e2v_walk *w, const uint8_t *h, unsigned int depth,
-			     uint64_t end, int rightmost, blk64_t node, errcode_t *err)
+static int e2v_walk_children(struct e2v_walk *w, const uint8_t *h, unsigned int depth, uint64_t end,
+			     int rightmost, blk64_t node, errcode_t *err)
 {
 	const unsigned int bs = w->fs->blocksize, n = e2v_get_le16(h + 2);
 	uint8_t *buf = w->bufs + (size_t)(depth - 1) * bs;

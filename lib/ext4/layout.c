@@ -21,7 +21,7 @@ uint64_t e2v_ext4_max_bytes(ext2_filsys fs)
 }
 
 errcode_t e2v_ext4_layout(uint64_t data_size, uint64_t tree_size, uint32_t sig_size,
-			       unsigned int fs_block_size, struct e2verity_ext4_layout *l)
+			  unsigned int fs_block_size, struct e2verity_ext4_layout *l)
 {
 	if (sig_size > E2VERITY_MAX_SIGNATURE_SIZE)
 		return E2VERITY_ET_SIG_TOO_LARGE;
@@ -41,7 +41,7 @@ errcode_t e2v_ext4_layout(uint64_t data_size, uint64_t tree_size, uint32_t sig_s
 }
 
 errcode_t e2v_ext4_locate(uint64_t data_size, uint64_t end, uint32_t desc_size,
-			       unsigned int fs_block_size, struct e2verity_ext4_layout *l)
+			  unsigned int fs_block_size, struct e2verity_ext4_layout *l)
 {
 	l->merkle_pos = e2v_round_up(data_size, E2VERITY_EXT4_METADATA_ALIGN);
 	l->end = end;

@@ -22,7 +22,7 @@ uint64_t e2v_ext4_max_bytes(ext2_filsys fs);
  * Return: 0, E2VERITY_ET_SIG_TOO_LARGE or E2VERITY_ET_FILE_TOO_LARGE.
  */
 errcode_t e2v_ext4_layout(uint64_t data_size, uint64_t tree_size, uint32_t sig_size,
-			       unsigned int fs_block_size, struct e2verity_ext4_layout *l);
+			  unsigned int fs_block_size, struct e2verity_ext4_layout *l);
 
 /**
  * e2v_ext4_locate() - find the descriptor the way the kernel does
@@ -40,6 +40,6 @@ errcode_t e2v_ext4_layout(uint64_t data_size, uint64_t tree_size, uint32_t sig_s
  * E2VERITY_ET_DESC_TOO_LARGE.
  */
 errcode_t e2v_ext4_locate(uint64_t data_size, uint64_t end, uint32_t desc_size,
-			       unsigned int fs_block_size, struct e2verity_ext4_layout *l);
+			  unsigned int fs_block_size, struct e2verity_ext4_layout *l);
 
 #endif /* E2VERITY_LAYOUT_H */

@@ -15,8 +15,14 @@
  * table, most specific first): an entry holds only what follows its prefix.
  */
 static const char *const e2v_xattr_prefixes[] = {
-	"gnu.",	   "system.posix_acl_default", "system.posix_acl_access", "system.richacl",
-	"security.", "trusted.",		     "system.",			"user.",
+	"gnu.",
+	"system.posix_acl_default",
+	"system.posix_acl_access",
+	"system.richacl",
+	"security.",
+	"trusted.",
+	"system.",
+	"user.",
 };
 
 static size_t e2v_short_name_len(const char *name)
@@ -155,8 +161,8 @@ static errcode_t e2v_layout_room(ext2_filsys fs, const struct e2v_xattr_layout *
 		body_free = (long)l->inode_size - EXT2_GOOD_OLD_INODE_SIZE - extra - 8 -
 			    (long)l->body.used;
 	}
-	block_free = (long)fs->blocksize - sizeof(struct ext2_ext_attr_header) - 4 -
-		     (long)block_used;
+	block_free =
+		(long)fs->blocksize - sizeof(struct ext2_ext_attr_header) - 4 - (long)block_used;
 	if (ima && (long)ima <= body_free) {
 		in_block = 0;
 	} else if (ima && (long)ima <= block_free) {

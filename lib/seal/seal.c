@@ -338,8 +338,7 @@ out:
  * new one is written, one there is kept or replaced; resealed without a
  * signer, a signature of the old digest goes.
  */
-static errcode_t e2v_plan_ima(ext2_filsys fs, ext2_ino_t ino,
-			      const struct e2verity_seal_opts *opts,
+static errcode_t e2v_plan_ima(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_seal_opts *opts,
 			      struct e2verity_seal_plan *plan)
 {
 	size_t max = opts->ima_size_max ? opts->ima_size_max : E2VERITY_IMA_MAX_SIZE;
@@ -362,7 +361,8 @@ static errcode_t e2v_plan_ima(ext2_filsys fs, ext2_ino_t ino,
 		err = 0;
 	} else if (!err) {
 		if (plan->action == E2VERITY_SEAL_SKIP && opts->ima_keep &&
-		    opts->ima_keep(opts->ima_ctx, plan->desc.hash_algorithm, plan->digest, cur, len))
+		    opts->ima_keep(opts->ima_ctx, plan->desc.hash_algorithm, plan->digest, cur,
+				   len))
 			plan->ima = E2VERITY_IMA_KEEP;
 		else if (opts->flags & E2VERITY_SEAL_FORCE)
 			plan->ima = E2VERITY_IMA_REPLACE;

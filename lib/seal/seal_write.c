@@ -98,8 +98,7 @@ static void e2v_note_old_digest(struct e2v_sealing *s)
 
 	if (s->plan.ima != E2VERITY_IMA_REMOVE || !(s->f.inode.i_flags & EXT4_VERITY_FL))
 		return;
-	if (!e2v_verity_meta_read(&s->f, &m) &&
-	    !e2verity_descriptor_digest(&m.desc, s->old_digest))
+	if (!e2v_verity_meta_read(&s->f, &m) && !e2verity_descriptor_digest(&m.desc, s->old_digest))
 		s->have_old_digest = m.desc.hash_algorithm == s->p.hash_alg;
 	e2v_verity_meta_free(&m);
 }
@@ -279,8 +278,7 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 		sig = opts->sig;
 		sig_size = opts->sig ? opts->sig_size : 0;
 	}
-	err = e2v_ext4_layout(plan->data_size, plan->geo.tree_size, sig_size, bs,
-				   &res->layout);
+	err = e2v_ext4_layout(plan->data_size, plan->geo.tree_size, sig_size, bs, &res->layout);
 	if (err)
 		return err;
 	s->allocating = 1;
@@ -318,7 +316,7 @@ static errcode_t e2v_seal_write_metadata(struct e2v_sealing *s, struct e2verity_
 			return err;
 		sig = s->own_sig;
 		err = e2v_ext4_layout(plan->data_size, s->r.geo.tree_size, sig_size, bs,
-					   &res->layout);
+				      &res->layout);
 		if (!err)
 			err = e2v_alloc_range(&s->f, tree_end, res->layout.end / bs - tree_end, 1);
 		if (err)

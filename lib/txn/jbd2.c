@@ -235,8 +235,8 @@ errcode_t e2v_jbd2_open(ext2_filsys fs, io_channel io, struct e2v_jbd2 *j)
 		 * The kernel's journal_get_superblock() and e2fsck refuse these
 		 * at mount or replay: a transaction written here would be lost.
 		 */
-		if (e2v_csum(j) && (j->sb[JSB_CHECKSUM_TYPE] != JBD2_CRC32C_CHKSUM ||
-				    !e2v_jbd2_sb_csum_ok(j)))
+		if (e2v_csum(j) &&
+		    (j->sb[JSB_CHECKSUM_TYPE] != JBD2_CRC32C_CHKSUM || !e2v_jbd2_sb_csum_ok(j)))
 			goto fail;
 		/* what the kernel sets at mount: block checksums with metadata_csum, 64-bit tags */
 		if (ext2fs_has_feature_metadata_csum(fs->super) && !e2v_csum(j)) {

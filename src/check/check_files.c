@@ -13,7 +13,7 @@
 static struct cli_ino_slot {
 	ext2_ino_t ino;
 	size_t rec;
-} *cli_ino_tab;
+} * cli_ino_tab;
 static size_t cli_ino_cap, cli_ino_n;
 
 static size_t cli_ino_hash(ext2_ino_t ino)

@@ -262,10 +262,10 @@ static void cli_file_notes(const struct cli_check_run *c, const struct cli_check
 		else if (k > E2VERITY_KERNEL_VERSION(5, 4))
 			snprintf(kern, sizeof(kern), "Linux %s or later", v);
 	}
-	const char *ima = !cli_ima_asked(c)				? NULL
-			  : r->file.ima_verified			? "security.ima verified"
+	const char *ima = !cli_ima_asked(c)			     ? NULL
+			  : r->file.ima_verified		     ? "security.ima verified"
 			  : r->file.ima == E2VERITY_CHECK_IMA_VERITY ? "security.ima"
-								    : NULL;
+								     : NULL;
 	const char *parts[] = { sig, ima, *kern ? kern : NULL };
 	size_t len = 0;
 
@@ -294,7 +294,10 @@ static void cli_print_finding(const struct cli_check_run *c, const struct cli_ch
 	char msg[1024], label[4200];
 
 	e2verity_finding_format(&cf->f, msg, sizeof(msg));
-	cli_file_label(r, cf->path ? cli_name(cf->path) : r->path ? cli_name(r->path) : "(no name)",
+	cli_file_label(r,
+		       cf->path	 ? cli_name(cf->path)
+		       : r->path ? cli_name(r->path)
+				 : "(no name)",
 		       label, sizeof(label));
 	printf("%s: %s%s %s: %s\n", label, cf->after ? "after the repair: " : "",
 	       e2verity_severity_name(cf->problem->severity), cf->problem->id, msg);
@@ -768,8 +771,9 @@ static int cli_push(const char ***v, size_t *n, const char *arg)
 static int cli_set_mode(const struct cli_command *cmd, struct cli_check_run *c, int opt,
 			int *letter)
 {
-	enum cli_check_mode m = opt == 'y' ? CLI_CHECK_YES : opt == 'n' ? CLI_CHECK_READ
-									: CLI_CHECK_PREEN;
+	enum cli_check_mode m = opt == 'y'   ? CLI_CHECK_YES
+				: opt == 'n' ? CLI_CHECK_READ
+					     : CLI_CHECK_PREEN;
 
 	if (*letter && *letter != opt && !(strchr("pa", *letter) && strchr("pa", opt)))
 		return cli_usage_error(cmd, "-%c and -%c exclude each other", *letter, opt);
@@ -1003,8 +1007,7 @@ static int cli_check_read_manifest(struct cli_check_run *c)
 		return 0;
 	snprintf(c->errbuf, sizeof(c->errbuf),
 		 "the manifest '%s' cannot be trusted (%zu problems): nothing was checked",
-		 cli_name(c->manifest),
-		 c->listing.nproblems);
+		 cli_name(c->manifest), c->listing.nproblems);
 	fprintf(stderr, "%s: %s\n", cli_prog, c->errbuf);
 	return FSCK_ERROR;
 }

@@ -45,15 +45,20 @@ enum {
 	OPT_FIRST_PRIVATE, /* commands number their own options from here */
 };
 
-#define CLI_TREE_LONG_OPTIONS                                                   \
-	{ "hash-alg", required_argument, NULL, OPT_HASH_ALG },                  \
-	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },              \
-	{ "salt", required_argument, NULL, OPT_SALT },                          \
-	{ "out-merkle-tree", required_argument, NULL, OPT_OUT_MERKLE_TREE },    \
-	{ "out-descriptor", required_argument, NULL, OPT_OUT_DESCRIPTOR }
+#define CLI_TREE_LONG_OPTIONS                                                                      \
+	{ "hash-alg", required_argument, NULL, OPT_HASH_ALG },                                     \
+		{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },                         \
+		{ "salt", required_argument, NULL, OPT_SALT },                                     \
+		{ "out-merkle-tree", required_argument, NULL, OPT_OUT_MERKLE_TREE },               \
+	{                                                                                          \
+		"out-descriptor", required_argument, NULL, OPT_OUT_DESCRIPTOR                      \
+	}
 
 /* the options of the image itself, handled by cli_getopt() for every command that opens one */
-#define CLI_IMAGE_LONG_OPTIONS { "partition", required_argument, NULL, OPT_PARTITION }
+#define CLI_IMAGE_LONG_OPTIONS                                                                     \
+	{                                                                                          \
+		"partition", required_argument, NULL, OPT_PARTITION                                \
+	}
 
 /* what the tree options collect */
 struct cli_tree_opts {

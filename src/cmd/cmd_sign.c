@@ -67,7 +67,8 @@ int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 	/* nor a signature file that cannot be written */
 	err = cli_outfile_open(&out, sigfile, 0);
 	if (err) {
-		cli_error(err, "while writing the signature file '%s'%s", cli_name(sigfile), out.why);
+		cli_error(err, "while writing the signature file '%s'%s", cli_name(sigfile),
+			  out.why);
 		goto out;
 	}
 	err = cli_digest_host_file(file, &t, &res, &doing);

@@ -314,7 +314,7 @@ static int cli_parse_select_option(int opt, const char *arg, struct cli_select_a
  * usage status after saying what is missing.
  */
 static int cli_select_args_finish(const struct cli_command *cmd, int argc, char *argv[],
-			   const char **image, struct cli_select_args *a)
+				  const char **image, struct cli_select_args *a)
 {
 	int r = cli_image_operands(cmd, argc, argv, image, &a->paths, &a->npaths);
 
@@ -377,10 +377,10 @@ errcode_t cli_write_image_open(struct cli_image *img, const struct cli_write_arg
 	unsigned int flags = (w->force ? CLI_IMAGE_FORCE : 0) | (w->quiet ? CLI_IMAGE_QUIET : 0);
 
 	if (preflight)
-		return cli_image_open(
-			img, w->image,
-			flags | CLI_IMAGE_PREFLIGHT | (w->dry_run ? CLI_IMAGE_SHARED : 0),
-			w->dry_run ? NULL : w->undo_file);
+		return cli_image_open(img, w->image,
+				      flags | CLI_IMAGE_PREFLIGHT |
+					      (w->dry_run ? CLI_IMAGE_SHARED : 0),
+				      w->dry_run ? NULL : w->undo_file);
 	return cli_image_open(img, w->image, flags | CLI_IMAGE_WRITE, w->undo_file);
 }
 

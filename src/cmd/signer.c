@@ -125,8 +125,7 @@ static errcode_t cli_load_ima(const char *keyfile, const char *certfile, const c
  * encrypted and none was given, as openssl(1) does.  Only an interactive user
  * is asked: a script gets the error.  Errors are reported here.
  */
-static errcode_t cli_load_with_pass(const struct cli_signer_opts *o, cli_key_loader load,
-				    void *ret)
+static errcode_t cli_load_with_pass(const struct cli_signer_opts *o, cli_key_loader load, void *ret)
 {
 	char prompt[256], pass[CLI_PASS_MAX];
 	errcode_t err;

@@ -15,10 +15,12 @@ struct cli_signer_opts {
 
 #define CLI_SIGNER_LONG_OPTIONS                                                                    \
 	{ "key", required_argument, NULL, OPT_KEY },                                               \
-	{ "cert", required_argument, NULL, OPT_CERT },                                             \
-	{ "key-pass", required_argument, NULL, OPT_KEY_PASS },                                     \
-	{ "embed-cert", no_argument, NULL, OPT_EMBED_CERT },                                       \
-	{ "no-embed-cert", no_argument, NULL, OPT_NO_EMBED_CERT }
+		{ "cert", required_argument, NULL, OPT_CERT },                                     \
+		{ "key-pass", required_argument, NULL, OPT_KEY_PASS },                             \
+		{ "embed-cert", no_argument, NULL, OPT_EMBED_CERT },                               \
+	{                                                                                          \
+		"no-embed-cert", no_argument, NULL, OPT_NO_EMBED_CERT                              \
+	}
 
 /* 1 if @opt was a signer option (stored in @o), else 0 */
 int cli_parse_signer_option(int opt, const char *arg, struct cli_signer_opts *o);

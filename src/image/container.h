@@ -9,12 +9,12 @@
 
 /* What an IMAGE argument (with ?offset= or --partition) resolves to. */
 struct cli_disk {
-	char *file;	       /* the file named: what is locked and checked for a mount */
-	char *open_name;       /* what libext2fs opens: @file, or the copy of a sparse image */
-	char io_options[48];   /* "offset=N" when the filesystem does not start at byte 0 */
-	uint64_t offset, size; /* the filesystem's place in @open_name; @size 0: to its end */
-	int partno;	       /* the partition chosen, or 0 */
-	int sparse;	       /* an Android sparse image: cli_disk_expand() makes its copy */
+	char *file;		 /* the file named: what is locked and checked for a mount */
+	char *open_name;	 /* what libext2fs opens: @file, or the copy of a sparse image */
+	char io_options[48];	 /* "offset=N" when the filesystem does not start at byte 0 */
+	uint64_t offset, size;	 /* the filesystem's place in @open_name; @size 0: to its end */
+	int partno;		 /* the partition chosen, or 0 */
+	int sparse;		 /* an Android sparse image: cli_disk_expand() makes its copy */
 	struct cli_outfile *out; /* written to: where the sparse image goes back */
 	const struct cli_container_ops *ops; /* its container: a row of the table in disk.c */
 	void *priv;			     /* that container's own state */

@@ -61,8 +61,8 @@ static errcode_t cli_find_partition(struct cli_disk *d, const char *file, const 
 		goto out;
 	}
 	snprintf(why, ws,
-		" (no partition %s '%s'; partitions are named by number, GPT name or UUID)",
-		number >= 0 ? "number" : "named", cli_name(want));
+		 " (no partition %s '%s'; partitions are named by number, GPT name or UUID)",
+		 number >= 0 ? "number" : "named", cli_name(want));
 out:
 	blkid_free_probe(pr);
 	return err;

@@ -91,16 +91,17 @@ static errcode_t cli_sparse_load(int fd, const struct stat *st, struct cli_expan
 	if (x->fd < 0) {
 		err = errno;
 		snprintf(why, ws, " (no temporary file in '%s' to expand the sparse image into)",
-			cli_name(tmpdir));
+			 cli_name(tmpdir));
 		goto out;
 	}
 	/* what expanding writes is bounded by the chunks: the room for it is checked first */
-	if (fstatvfs(x->fd, &vfs) == 0 && x->sp.data_bytes > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
+	if (fstatvfs(x->fd, &vfs) == 0 &&
+	    x->sp.data_bytes > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
 		snprintf(why, ws,
-			" (expanding the Android sparse image takes %llu bytes in '%s', which has "
-			"%llu free; TMPDIR chooses another place)",
-			(unsigned long long)x->sp.data_bytes, cli_name(tmpdir),
-			(unsigned long long)vfs.f_bavail * vfs.f_frsize);
+			 " (expanding the Android sparse image takes %llu bytes in '%s', which has "
+			 "%llu free; TMPDIR chooses another place)",
+			 (unsigned long long)x->sp.data_bytes, cli_name(tmpdir),
+			 (unsigned long long)vfs.f_bavail * vfs.f_frsize);
 		err = ENOSPC;
 		goto out;
 	}
@@ -144,8 +145,7 @@ static errcode_t cli_sparse_open(struct cli_disk *d, int fd, const struct stat *
 	return err;
 }
 
-static errcode_t cli_sparse_disk_expand(struct cli_disk *d, unsigned int how, char *why,
-					size_t ws)
+static errcode_t cli_sparse_disk_expand(struct cli_disk *d, unsigned int how, char *why, size_t ws)
 {
 	struct cli_expanded *x = NULL;
 	struct stat st;
@@ -160,7 +160,8 @@ static errcode_t cli_sparse_disk_expand(struct cli_disk *d, unsigned int how, ch
 		err = cli_outfile_open(d->out, d->file, CLI_OUT_WHOLE);
 		if (err) {
 			snprintf(why, ws, "%s%s", d->out->why[0] ? d->out->why : "",
-				d->out->why[0] ? "" : " (the sparse image cannot be written back)");
+				 d->out->why[0] ? ""
+						: " (the sparse image cannot be written back)");
 			return err;
 		}
 	}

@@ -178,8 +178,8 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 	}
 	/* locked first: the copy of a sparse image is of what this process owns */
 	err = cli_disk_expand(img->disk,
-			      writing && !(flags & CLI_IMAGE_SHARED) ? CLI_DISK_WRITE : 0,
-			      img->why, sizeof(img->why));
+			      writing && !(flags & CLI_IMAGE_SHARED) ? CLI_DISK_WRITE : 0, img->why,
+			      sizeof(img->why));
 	if (err)
 		return err;
 	img->doing = "checking";

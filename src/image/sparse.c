@@ -100,7 +100,7 @@ static errcode_t cli_walk_start(struct cli_walk *w, int fd, uint64_t file_size, 
 	w->file_size = file_size;
 	if (file_size < CLI_SPARSE_HDR) {
 		snprintf(why, ws, " (an Android sparse image cut short at %llu bytes)",
-			(unsigned long long)file_size);
+			 (unsigned long long)file_size);
 		return EXT2_ET_SHORT_READ;
 	}
 	err = cli_read_at(fd, h, sizeof(h), 0);
@@ -114,13 +114,14 @@ static errcode_t cli_walk_start(struct cli_walk *w, int fd, uint64_t file_size, 
 	w->pos = w->file_hdr;
 	if (cli_le32(h) != CLI_SPARSE_MAGIC || cli_le16(h + 4) != 1) {
 		snprintf(why, ws, " (an Android sparse image of version %u.%u; 1.x is known)",
-			cli_le16(h + 4), cli_le16(h + 6));
+			 cli_le16(h + 4), cli_le16(h + 6));
 		return EXT2_ET_UNIMPLEMENTED;
 	}
 	if (w->file_hdr < CLI_SPARSE_HDR || w->file_hdr > 4096 || w->chunk_hdr < CLI_CHUNK_HDR ||
 	    w->chunk_hdr > 4096 || w->block_size < 4 || w->block_size % 4 ||
 	    w->block_size > (64u << 20)) {
-		snprintf(why, ws,
+		snprintf(
+			why, ws,
 			" (a damaged Android sparse image: header of %u bytes, chunk headers of %u, "
 			"blocks of %u)",
 			w->file_hdr, w->chunk_hdr, w->block_size);
@@ -130,9 +131,9 @@ static errcode_t cli_walk_start(struct cli_walk *w, int fd, uint64_t file_size, 
 	if ((uint64_t)w->chunks * w->chunk_hdr > file_size - CLI_SPARSE_HDR ||
 	    w->file_hdr > file_size) {
 		snprintf(why, ws,
-			" (a damaged Android sparse image: its header claims %u chunks, more than "
-			"its %llu bytes can hold)",
-			w->chunks, (unsigned long long)file_size);
+			 " (a damaged Android sparse image: its header claims %u chunks, more than "
+			 "its %llu bytes can hold)",
+			 w->chunks, (unsigned long long)file_size);
 		return EXT2_ET_SHORT_READ;
 	}
 	return 0;
@@ -148,9 +149,9 @@ static errcode_t cli_walk_next(struct cli_walk *w, struct cli_chunk *c, char *wh
 
 	if (w->pos + w->chunk_hdr > w->file_size) {
 		snprintf(why, ws,
-			" (a damaged Android sparse image: chunk %u of %u starts past its end at "
-			"byte %llu)",
-			n, w->chunks, (unsigned long long)w->file_size);
+			 " (a damaged Android sparse image: chunk %u of %u starts past its end at "
+			 "byte %llu)",
+			 n, w->chunks, (unsigned long long)w->file_size);
 		return EXT2_ET_SHORT_READ;
 	}
 	err = cli_read_at(w->fd, h, CLI_CHUNK_HDR, w->pos);
@@ -175,19 +176,20 @@ static errcode_t cli_walk_next(struct cli_walk *w, struct cli_chunk *c, char *wh
 		break;
 	default:
 		snprintf(why, ws,
-			" (a damaged Android sparse image: chunk %u is of unknown type 0x%04x)", n,
-			c->type);
+			 " (a damaged Android sparse image: chunk %u is of unknown type 0x%04x)", n,
+			 c->type);
 		return EINVAL;
 	}
 	if (total != want) {
 		snprintf(why, ws,
-			" (a damaged Android sparse image: chunk %u is %llu bytes, its %u blocks "
-			"make %llu)",
-			n, (unsigned long long)total, c->blocks, (unsigned long long)want);
+			 " (a damaged Android sparse image: chunk %u is %llu bytes, its %u blocks "
+			 "make %llu)",
+			 n, (unsigned long long)total, c->blocks, (unsigned long long)want);
 		return EINVAL;
 	}
 	if (total > w->file_size - w->pos) {
-		snprintf(why, ws,
+		snprintf(
+			why, ws,
 			" (a damaged Android sparse image: chunk %u claims %llu bytes, past its end "
 			"at byte %llu)",
 			n, (unsigned long long)total, (unsigned long long)w->file_size);
@@ -203,7 +205,8 @@ static errcode_t cli_walk_next(struct cli_walk *w, struct cli_chunk *c, char *wh
 	if (c->type == CLI_CHUNK_CRC32)
 		c->blocks = 0;
 	if (c->blocks > w->blocks - w->block) {
-		snprintf(why, ws,
+		snprintf(
+			why, ws,
 			" (a damaged Android sparse image: its chunks hold more blocks than the %u "
 			"of its header)",
 			w->blocks);
@@ -213,7 +216,8 @@ static errcode_t cli_walk_next(struct cli_walk *w, struct cli_chunk *c, char *wh
 	w->pos += total;
 	w->index++;
 	if (w->index == w->chunks && w->block != w->blocks) {
-		snprintf(why, ws,
+		snprintf(
+			why, ws,
 			" (a damaged Android sparse image: its chunks hold %llu blocks, its header "
 			"%u)",
 			(unsigned long long)w->block, w->blocks);
@@ -222,8 +226,7 @@ static errcode_t cli_walk_next(struct cli_walk *w, struct cli_chunk *c, char *wh
 	return 0;
 }
 
-errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, char *why,
-			  size_t ws)
+errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, char *why, size_t ws)
 {
 	struct cli_walk w;
 	struct cli_chunk c;
@@ -264,8 +267,8 @@ static int cli_is_zero(const unsigned char *b, size_t len)
 }
 
 /* Writes the blocks of @buf that are not all zeros, runs at once. */
-static errcode_t cli_write_nonzero(int rawfd, const unsigned char *buf, size_t len,
-				   unsigned int bs, uint64_t pos)
+static errcode_t cli_write_nonzero(int rawfd, const unsigned char *buf, size_t len, unsigned int bs,
+				   uint64_t pos)
 {
 	size_t i = 0;
 	errcode_t err;

@@ -28,8 +28,7 @@ struct cli_sparse {
  * that add up to the header's count.  On failure @why (@ws bytes) says what
  * is wrong, as " (...)".
  */
-errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, char *why,
-			  size_t ws);
+errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, char *why, size_t ws);
 /*
  * Expands the checked image into @rawfd: raw chunks copied, fills written,
  * "don't care" chunks, zero fills and zero blocks left as holes.

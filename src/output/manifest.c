@@ -139,9 +139,9 @@ static void cli_manifest_ima(ext2_filsys fs, struct cli_manifest_entry *e)
 	err = e2verity_ima_parse(value, len, &e->ima_sig);
 	e->ima_type = e->ima_sig.type;
 	e->ima_sig.sig = NULL;
-	e->ima = !err				      ? E2VERITY_CHECK_IMA_VERITY
+	e->ima = !err				     ? E2VERITY_CHECK_IMA_VERITY
 		 : err == E2VERITY_ET_IMA_NOT_VERITY ? E2VERITY_CHECK_IMA_OTHER
-						      : E2VERITY_CHECK_IMA_MALFORMED;
+						     : E2VERITY_CHECK_IMA_MALFORMED;
 	free(value);
 }
 

@@ -75,11 +75,11 @@ static int cli_fs_kernel(const struct cli_seal_run *c, ext2_filsys fs)
 	return 0;
 }
 
-static const char *cli_action_word(const struct cli_seal_run *c,
-				   const struct e2verity_seal_plan *p)
+static const char *cli_action_word(const struct cli_seal_run *c, const struct e2verity_seal_plan *p)
 {
 	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_WRITE)
-		return c->ima_only ? "write security.ima of" : "already sealed, write security.ima of";
+		return c->ima_only ? "write security.ima of"
+				   : "already sealed, write security.ima of";
 	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_REPLACE)
 		return c->ima_only ? "replace security.ima of"
 				   : "already sealed, replace security.ima of";

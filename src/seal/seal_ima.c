@@ -210,7 +210,8 @@ int cli_ima_detached_open(struct cli_seal_run *c)
 	errcode_t err;
 
 	if (stat(c->ima_sigsrc, &st)) {
-		cli_error(errno, "while reading security.ima values from '%s'", cli_name(c->ima_sigsrc));
+		cli_error(errno, "while reading security.ima values from '%s'",
+			  cli_name(c->ima_sigsrc));
 		return CLI_EXIT_FAILURE;
 	}
 	if (!c->ima_so.certfile)
@@ -253,7 +254,8 @@ int cli_ima_detached_load(struct cli_seal_run *c, const struct cli_selection *se
 	errcode_t err;
 
 	if (stat(c->ima_sigsrc, &st)) {
-		cli_error(errno, "while reading security.ima values from '%s'", cli_name(c->ima_sigsrc));
+		cli_error(errno, "while reading security.ima values from '%s'",
+			  cli_name(c->ima_sigsrc));
 		return CLI_EXIT_FAILURE;
 	}
 	c->ima_detached = calloc(sel->n ? sel->n : 1, sizeof(*c->ima_detached));
@@ -381,8 +383,8 @@ static errcode_t cli_ima_detached_check(struct cli_seal_run *c, struct cli_ima_d
  * verified with --ima-cert, its form alone without.  One bad value and
  * nothing is written; every bad one is reported.
  */
-int cli_ima_detached_verify(struct cli_seal_run *c, ext2_filsys fs,
-			    const struct cli_selection *sel, const struct cli_seal_rec *plans)
+int cli_ima_detached_verify(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+			    const struct cli_seal_rec *plans)
 {
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 	unsigned int bad = 0, alg;
@@ -406,7 +408,8 @@ int cli_ima_detached_verify(struct cli_seal_run *c, ext2_filsys fs,
 		err = cli_ima_detached_check(c, d, alg, digest, &why);
 		if (err) {
 			if (why)
-				fprintf(stderr, "%s: the security.ima value for '%s' is refused: %s\n",
+				fprintf(stderr,
+					"%s: the security.ima value for '%s' is refused: %s\n",
 					cli_prog, cli_name(sel->v[i].path), why);
 			else
 				cli_error(err, "while verifying the security.ima value of '%s'",

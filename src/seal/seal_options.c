@@ -51,15 +51,18 @@ static int cli_seal_parse_ima(const struct cli_command *cmd, struct cli_seal_run
 	if (c->ima_only && !signing && !(c->w.dry_run && c->for_ima_sig))
 		return cli_usage_error(cmd, "--ima-only needs --ima-key or --ima-signatures-from "
 					    "(or -n --manifest --for-ima-sig)");
-	if (c->ima_only && (c->so.keyfile || c->sigdir || c->sigfile || c->so.certfile ||
-			    c->cafile || c->for_builtin_sig || (c->opts.flags & E2VERITY_SEAL_IMMUTABLE)))
-		return cli_usage_error(cmd, "--ima-only writes security.ima alone: --key, --cert, "
-					    "--ca, --signatures-from, --signature, --for-builtin-sig "
-					    "and --immutable belong to sealing");
-	if (c->ima_only && (c->tree.params.hash_alg || c->tree.params.block_size ||
-			    c->tree.params.salt))
-		return cli_usage_error(cmd, "--ima-only signs the digest each file was sealed with: "
-					    "the tree options have no use");
+	if (c->ima_only &&
+	    (c->so.keyfile || c->sigdir || c->sigfile || c->so.certfile || c->cafile ||
+	     c->for_builtin_sig || (c->opts.flags & E2VERITY_SEAL_IMMUTABLE)))
+		return cli_usage_error(cmd,
+				       "--ima-only writes security.ima alone: --key, --cert, "
+				       "--ca, --signatures-from, --signature, --for-builtin-sig "
+				       "and --immutable belong to sealing");
+	if (c->ima_only &&
+	    (c->tree.params.hash_alg || c->tree.params.block_size || c->tree.params.salt))
+		return cli_usage_error(cmd,
+				       "--ima-only signs the digest each file was sealed with: "
+				       "the tree options have no use");
 	return 0;
 }
 

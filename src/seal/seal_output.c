@@ -65,7 +65,9 @@ static errcode_t cli_seal_manifest_text(struct cli_seal_run *c, char **buf, size
 		goto out;
 	}
 	cli_manifest_write(f, c->mformat,
-			   c->for_ima_sig ? CLI_FORM_IMA : c->for_builtin_sig ? CLI_FORM_BUILTIN : 0,
+			   c->for_ima_sig	? CLI_FORM_IMA
+			   : c->for_builtin_sig ? CLI_FORM_BUILTIN
+						: 0,
 			   c->w.image, &all);
 	if (fclose(f))
 		err = errno ? errno : ENOMEM;
@@ -208,12 +210,13 @@ void cli_seal_note_skips(const struct cli_seal_run *c)
 			"them)\n",
 			cli_prog, c->skipped, c->skipped == 1 ? " is" : "s are");
 	if (c->ima_kept)
-		fprintf(stderr, "%s: %zu file%s this security.ima already; skipped (-v names them)\n",
+		fprintf(stderr,
+			"%s: %zu file%s this security.ima already; skipped (-v names them)\n",
 			cli_prog, c->ima_kept, c->ima_kept == 1 ? " has" : "s have");
 }
 
-void cli_seal_list(const struct cli_selection *sel, size_t i, const char *action,
-		   uint64_t blocks, const char *more)
+void cli_seal_list(const struct cli_selection *sel, size_t i, const char *action, uint64_t blocks,
+		   const char *more)
 {
 	const struct cli_target *links;
 	size_t n;
@@ -239,8 +242,7 @@ static void cli_seal_note_ima(const struct cli_seal_run *c, const char *path,
 		fprintf(stderr, "%s: '%s': its security.ima was replaced (--force)\n", cli_prog,
 			cli_name(path));
 	else if (r->ima == E2VERITY_IMA_REMOVE)
-		fprintf(stderr,
-			"%s: '%s': its security.ima signed the digest it had: removed\n",
+		fprintf(stderr, "%s: '%s': its security.ima signed the digest it had: removed\n",
 			cli_prog, cli_name(path));
 	else if (r->action == E2VERITY_SEAL_SKIP && r->ima == E2VERITY_IMA_WRITE && c->w.verbose)
 		fprintf(stderr, "%s: %s: security.ima of key %08x written\n", cli_prog,

@@ -65,7 +65,8 @@ static errcode_t cli_f_read_blk(io_channel c, unsigned long block, int count, vo
 
 static errcode_t cli_f_read_blk64(io_channel c, unsigned long long block, int count, void *data)
 {
-	return cli_read_fault(c, block, count) ?: unix_io_manager->read_blk64(c, block, count, data);
+	return cli_read_fault(c, block, count)
+		       ?: unix_io_manager->read_blk64(c, block, count, data);
 }
 
 static errcode_t cli_f_write_blk(io_channel c, unsigned long block, int count, const void *data)

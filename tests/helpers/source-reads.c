@@ -39,7 +39,8 @@ static errcode_t count_set_blksize(io_channel io, int blksize)
 
 static void count_bytes(io_channel io, int count)
 {
-	bytes_read += count < 0 ? (unsigned long long)-count : (unsigned long long)count * io->block_size;
+	bytes_read +=
+		count < 0 ? (unsigned long long)-count : (unsigned long long)count * io->block_size;
 }
 
 static errcode_t count_read_blk64(io_channel io, unsigned long long block, int count, void *data)
@@ -136,7 +137,9 @@ static errcode_t file_done(void *ctx, const struct e2verity_check_file *f)
 int main(int argc, char *argv[])
 {
 	unsigned int files = 0;
-	struct e2verity_check_opts opts = { .threads.count = 2, .file_done = file_done, .ctx = &files };
+	struct e2verity_check_opts opts = { .threads.count = 2,
+					    .file_done = file_done,
+					    .ctx = &files };
 	struct e2verity_check_stats st = { 0 };
 	char name[4096];
 	ext2_filsys fs;

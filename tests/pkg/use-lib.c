@@ -96,7 +96,8 @@ int main(int argc, char *argv[])
 	if (argc >= 3 && strcmp(argv[1], "measure") == 0) {
 		err = ext2fs_open(argv[2], 0, 0, 0, unix_io_manager, &fs);
 		if (err) {
-			fprintf(stderr, "use-lib: %s while opening %s\n", error_message(err), argv[2]);
+			fprintf(stderr, "use-lib: %s while opening %s\n", error_message(err),
+				argv[2]);
 			return 1;
 		}
 		for (int i = 3; i < argc; i++)

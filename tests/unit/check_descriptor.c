@@ -73,16 +73,11 @@ struct corruption {
 };
 
 static const struct corruption corruptions[] = {
-	{ 0, 2, E2VERITY_ET_DESC_VERSION },
-	{ 0, 0, E2VERITY_ET_DESC_VERSION },
-	{ 1, 0, E2VERITY_ET_DESC_HASH_ALG },
-	{ 1, 3, E2VERITY_ET_DESC_HASH_ALG },
-	{ 2, 9, E2VERITY_ET_DESC_LOG_BLOCKSIZE },
-	{ 2, 17, E2VERITY_ET_DESC_LOG_BLOCKSIZE },
-	{ 3, 33, E2VERITY_ET_DESC_SALT_SIZE },
-	{ 4, 1, E2VERITY_ET_DESC_SIG_SIZE },
-	{ 7, 0x80, E2VERITY_ET_DESC_SIG_SIZE },
-	{ 112, 1, E2VERITY_ET_DESC_RESERVED },
+	{ 0, 2, E2VERITY_ET_DESC_VERSION },	  { 0, 0, E2VERITY_ET_DESC_VERSION },
+	{ 1, 0, E2VERITY_ET_DESC_HASH_ALG },	  { 1, 3, E2VERITY_ET_DESC_HASH_ALG },
+	{ 2, 9, E2VERITY_ET_DESC_LOG_BLOCKSIZE }, { 2, 17, E2VERITY_ET_DESC_LOG_BLOCKSIZE },
+	{ 3, 33, E2VERITY_ET_DESC_SALT_SIZE },	  { 4, 1, E2VERITY_ET_DESC_SIG_SIZE },
+	{ 7, 0x80, E2VERITY_ET_DESC_SIG_SIZE },	  { 112, 1, E2VERITY_ET_DESC_RESERVED },
 	{ 255, 0x80, E2VERITY_ET_DESC_RESERVED },
 };
 
@@ -143,8 +138,7 @@ START_TEST(test_formatted_digest)
 	ck_assert_int_eq(e2verity_formatted_digest(E2VERITY_HASH_SHA512, digest, out, &len), 0);
 	ck_assert_uint_eq(len, 76);
 	ck_assert_mem_eq(out, want, 76);
-	ck_assert_int_eq(e2verity_formatted_digest(5, digest, out, &len),
-			 E2VERITY_ET_BAD_HASH_ALG);
+	ck_assert_int_eq(e2verity_formatted_digest(5, digest, out, &len), E2VERITY_ET_BAD_HASH_ALG);
 }
 END_TEST
 

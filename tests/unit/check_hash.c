@@ -68,7 +68,8 @@ static void hash_hello_block(const uint8_t *salt, unsigned int salt_size, const 
 
 START_TEST(test_block_unsalted)
 {
-	hash_hello_block(NULL, 0, "c173bcc93e6de18149b1c53a28b85e7a4f2f8fa61b7f6d8ff6998f4442e8e7c1");
+	hash_hello_block(NULL, 0,
+			 "c173bcc93e6de18149b1c53a28b85e7a4f2f8fa61b7f6d8ff6998f4442e8e7c1");
 }
 END_TEST
 

@@ -42,11 +42,11 @@ START_TEST(test_fields_match_template)
 		char placeholder;
 		unsigned int field;
 	} map[] = {
-		{ 'v', E2VERITY_FIELD_VALUE },	  { 'h', E2VERITY_FIELD_VALUE },
-		{ 'x', E2VERITY_FIELD_EXPECTED }, { 'o', E2VERITY_FIELD_OFFSET },
-		{ 'b', E2VERITY_FIELD_BLOCK },	  { 'n', E2VERITY_FIELD_COUNT },
-		{ 'l', E2VERITY_FIELD_LEVEL },	  { 'S', E2VERITY_FIELD_STORED },
-		{ 'C', E2VERITY_FIELD_COMPUTED }, { 'e', E2VERITY_FIELD_ERR },
+		{ 'v', E2VERITY_FIELD_VALUE },	       { 'h', E2VERITY_FIELD_VALUE },
+		{ 'x', E2VERITY_FIELD_EXPECTED },      { 'o', E2VERITY_FIELD_OFFSET },
+		{ 'b', E2VERITY_FIELD_BLOCK },	       { 'n', E2VERITY_FIELD_COUNT },
+		{ 'l', E2VERITY_FIELD_LEVEL },	       { 'S', E2VERITY_FIELD_STORED },
+		{ 'C', E2VERITY_FIELD_COMPUTED },      { 'e', E2VERITY_FIELD_ERR },
 		{ 'E', E2VERITY_FIELD_EXPECTED_HASH },
 	};
 	size_t n;
