@@ -25,6 +25,42 @@ t_tmpdir()
 	trap 'rm -rf "$T_TMP"' EXIT
 }
 
+# plain_build: where the suite runs on a sanitizer build and names the tree's plain build too
+# (E2V_PLAIN_BUILDDIR, set by scripts/test.sh), the test runs the plain one (top_builddir and
+# E2VERITY), without the sanitizers' options: for what the sanitizers exclude (valgrind) or distort
+# (peak RSS: their allocator keeps what is freed for a while)
+plain_build()
+{
+	if [ -n "${E2V_PLAIN_BUILDDIR:-}" ] && [ -x "$E2V_PLAIN_BUILDDIR/e2verity" ]; then
+		top_builddir=$E2V_PLAIN_BUILDDIR
+		E2VERITY=$E2V_PLAIN_BUILDDIR/e2verity
+		unset ASAN_OPTIONS UBSAN_OPTIONS
+		echo "# on the plain build in $E2V_PLAIN_BUILDDIR"
+	fi
+}
+
+# other_user: sets AS_USER to the prefix that runs a command as nobody, where the tests run as
+# root and setpriv exists, and nobody can run $E2VERITY; else AS_USER is empty and a line says why.
+# A tree built inside a 0700 directory (a Debian home, /root, as dpkg-buildpackage runs it) cannot
+# be run by another user: that part of a test is skipped, with the reason, not failed.
+other_user()
+{
+	AS_USER=
+	if [ "$(id -u)" -ne 0 ]; then
+		return 0
+	fi
+	if ! command -v setpriv >/dev/null; then
+		echo "skip: no setpriv to run a command as another user" >&2
+		return 0
+	fi
+	_p="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	if ! $_p "$E2VERITY" --version >/dev/null 2>&1; then
+		echo "skip: user nobody cannot run $E2VERITY (a directory above it is not searchable by nobody)" >&2
+		return 0
+	fi
+	AS_USER=$_p
+}
+
 fail()
 {
 	echo "FAIL: $*" >&2
@@ -66,11 +102,33 @@ expect_fail()
 # zeros and shortens the file, which a 1-byte tail was 1 time in 256
 make_data()
 {
-	head -c "$2" /dev/urandom >"$1"
+	rand_bytes "$2" >"$1"
 	[ "$2" -gt 0 ] && [ "$(tail -c 1 "$1" | od -An -tu1 | tr -d ' ')" = 0 ] &&
 		printf '\001' | dd of="$1" bs=1 seek=$(($2 - 1)) conv=notrunc status=none
 	return 0
 }
+
+# E2V_TEST_SEED: the seed of every test's "random" data (rand_bytes), fixed so that a failure
+# replays; E2V_TEST_SEED=random draws a new one, which finish prints when a check failed
+: "${E2V_TEST_SEED:=34}"
+[ "$E2V_TEST_SEED" != random ] || E2V_TEST_SEED=$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')
+export E2V_TEST_SEED
+
+# rand_bytes SIZE: SIZE pseudo-random bytes on stdout: the stream of E2V_TEST_SEED, the test's name
+# and the number of the call (counted in $T_TMP, or beside TMPDIR for this shell), so the same on
+# every run
+rand_bytes()
+{
+	_rb_f=${T_TMP:+$T_TMP/.rand-calls}
+	_rb_f=${_rb_f:-${TMPDIR:-/tmp}/e2verity-rand.$$}
+	_rb_n=0
+	[ -f "$_rb_f" ] && read -r _rb_n <"$_rb_f"
+	echo $((_rb_n + 1)) >"$_rb_f"
+	head -c "$1" /dev/zero |
+		openssl enc -aes-128-ctr -nosalt -K "$T_RAND_KEY" -iv "$(printf '%016x%016x' "$_rb_n" 0)" 2>/dev/null
+}
+# the key of this test's stream: the seed and the test's name
+T_RAND_KEY=$(printf '%s/%s' "$E2V_TEST_SEED" "${0##*/}" | sha256sum | cut -c1-32)
 
 # seeded FILE SIZE SEED: pseudo-random bytes, the same for the same SEED in every run
 seeded()
@@ -173,7 +231,7 @@ put_le32()
 # kept (holes stay holes)
 put_random()
 {
-	head -c "$3" /dev/urandom | dd of="$1" bs=4096 seek="$(($2 / 4096))" conv=notrunc 2>/dev/null
+	rand_bytes "$3" | dd of="$1" bs=4096 seek="$(($2 / 4096))" conv=notrunc 2>/dev/null
 }
 
 # flip_at FILE OFFSET [XOR]: XOR one byte (default 0xff); fails unless it reads back changed
@@ -319,6 +377,7 @@ _test_issue()
 # prints the totals in automake's plain form and exits with the test's status
 finish()
 {
+	[ "$T_FAILED" -eq 0 ] || echo "random data: E2V_TEST_SEED=$E2V_TEST_SEED replays this run" >&2
 	echo "$T_PASSED passed, $T_FAILED failed"
 	[ "$T_FAILED" -eq 0 ]
 	exit $?

@@ -25,7 +25,7 @@ while [ $i -lt 40 ]; do
 	[ $i = 5 ] && key=b
 	[ $i = 9 ] && of=f1
 	if [ $i = 13 ]; then
-		head -c 300 /dev/urandom >f$i.sig
+		rand_bytes 300 >f$i.sig
 	else
 		fsverity sign src/$of f$i.sig --key=$key.key --cert=$key.crt >/dev/null ||
 			fail "fsverity sign f$i"

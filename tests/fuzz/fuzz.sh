@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz.sh - build the libFuzzer harnesses with ASan and UBSan (clang), replay every seed (issue 13's
-# crafted images are among them), then fuzz each harness for E2V_FUZZ_TIME seconds (default 20).
+# crafted images are among them), then fuzz each harness for E2V_FUZZ_TIME seconds (default 20)
+# from the seed E2V_FUZZ_SEED (default 34; "random" for a new one), which a failure prints.
 # Skips without clang's libFuzzer.  tests/fuzz/README tells how to run it longer.
 . "${top_srcdir:-.}/tests/lib.sh"
 t_tmpdir
 require_cmd clang pkg-config
 : "${top_builddir:=$top_srcdir}"
 : "${E2V_FUZZ_TIME:=20}"
+: "${E2V_FUZZ_SEED:=34}"
+[ "$E2V_FUZZ_SEED" != random ] || E2V_FUZZ_SEED=$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')
 : "${CLANG:=clang}"
 cd "$T_TMP" || exit 1
 
@@ -47,7 +50,7 @@ for h in descriptor signature image; do
 		continue
 	fi
 	mkdir "corpus-$h"
-	if ./"fuzz_$h" -max_total_time="$E2V_FUZZ_TIME" -timeout=10 -rss_limit_mb=2048 \
+	if ./"fuzz_$h" -max_total_time="$E2V_FUZZ_TIME" -seed="$E2V_FUZZ_SEED" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$T_TMP/crash-$h-" -print_final_stats=1 "corpus-$h" "$seeds" \
 		>"fuzz-$h.log" 2>&1; then
 		pass "fuzz_$h: $(sed -n 's/^stat::number_of_executed_units: *//p' "fuzz-$h.log") runs in ${E2V_FUZZ_TIME}s, no finding"
@@ -56,7 +59,7 @@ for h in descriptor signature image; do
 		for c in "$T_TMP"/crash-"$h"-*; do
 			[ -f "$c" ] && echo "crashing input ($c), base64:" >&2 && base64 "$c" | head -c 200000 >&2
 		done
-		fail "fuzz_$h found a problem"
+		fail "fuzz_$h found a problem (seed $E2V_FUZZ_SEED: E2V_FUZZ_SEED=$E2V_FUZZ_SEED replays the start of this run)"
 	fi
 done
 finish

@@ -89,10 +89,8 @@ check "--manifest=NEW: mode 640 under umask 027" test "$(stat -c %a o/fresh)" = 
 
 # a file writable to us in a directory that is not (someone else's, where the tests run as root):
 # written in place, its owner kept
-as_user=
-if [ "$(id -u)" -eq 0 ]; then
-	command -v setpriv >/dev/null && as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups"
-fi
+other_user
+as_user=$AS_USER
 if [ "$(id -u)" -ne 0 ] || [ -n "$as_user" ]; then
 	chmod 755 .
 	mkdir shared

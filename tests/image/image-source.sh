@@ -17,9 +17,9 @@ t_tmpdir
 cd "$T_TMP" || exit 1
 
 mkdir d
-head -c 16777216 /dev/urandom >d/big
-head -c 8388608 /dev/urandom >d/mid
-for i in 1 2 3 4 5 6 7 8; do head -c $((i * 3000)) /dev/urandom >d/small$i; done
+rand_bytes 16777216 >d/big
+rand_bytes 8388608 >d/mid
+for i in 1 2 3 4 5 6 7 8; do rand_bytes $((i * 3000)) >d/small$i; done
 mkimg img d 64M -b 4096 || fail "mke2fs"
 "$E2VERITY" seal -a img >/dev/null 2>err || fail "seal -a: $(cat err)"
 # what the kernel would compute, so that "passed" means the right digests are stored

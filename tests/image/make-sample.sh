@@ -21,23 +21,23 @@ make_fileset()
 	# block is all zero up to EOF that block shorter (the conversion out of inline data resets
 	# i_size, and the copy skips zero blocks), which random data did 1 time in 256 per 1-byte tail.
 	for n in 0 1 100 4095 4096 4097 65535 65536 65537 524288 524289 1048577; do
-		head -c "$n" /dev/urandom >"$mf_dir/sizes/f$n"
+		rand_bytes "$n" >"$mf_dir/sizes/f$n"
 		[ "$n" -eq 0 ] ||
 			printf '\377' | dd of="$mf_dir/sizes/f$n" bs=1 seek=$((n - 1)) conv=notrunc 2>/dev/null
 	done
 	printf 'hello\n' >"$mf_dir/hello.txt"
-	head -c 3000 /dev/urandom >"$mf_dir/dir with spaces/name with spaces.bin"
-	head -c 200000 /dev/urandom >"$mf_dir/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/deep.bin"
+	rand_bytes 3000 >"$mf_dir/dir with spaces/name with spaces.bin"
+	rand_bytes 200000 >"$mf_dir/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/deep.bin"
 	# a hole in the middle: data at both ends
 	rm -f "$mf_dir/sparse"
-	head -c 10000 /dev/urandom >"$mf_dir/sparse"
+	rand_bytes 10000 >"$mf_dir/sparse"
 	truncate -s 3000000 "$mf_dir/sparse"
-	head -c 5000 /dev/urandom >>"$mf_dir/sparse"
+	rand_bytes 5000 >>"$mf_dir/sparse"
 	# 40 islands of data: more extents than the inode holds, so an extent tree of depth 1
 	rm -f "$mf_dir/fragmented"
 	mf_i=0
 	while [ $mf_i -lt 40 ]; do
-		head -c 5000 /dev/urandom | dd of="$mf_dir/fragmented" bs=131072 seek=$mf_i conv=notrunc \
+		rand_bytes 5000 | dd of="$mf_dir/fragmented" bs=131072 seek=$mf_i conv=notrunc \
 			2>/dev/null
 		mf_i=$((mf_i + 1))
 	done

@@ -41,12 +41,12 @@ smime_ok()
 }
 
 mkdir -p src/d
-head -c 300000 /dev/urandom >src/a
-head -c 5000 /dev/urandom >src/b
-head -c 7000 /dev/urandom >src/c
-head -c 1 /dev/urandom >src/d/e
-head -c 65537 /dev/urandom >src/f
-head -c 100 /dev/urandom >src/g
+rand_bytes 300000 >src/a
+rand_bytes 5000 >src/b
+rand_bytes 7000 >src/c
+rand_bytes 1 >src/d/e
+rand_bytes 65537 >src/f
+rand_bytes 100 >src/g
 mkimg base.img src 32M -b 4096
 
 # ---- sign: what goes into the signature ---------------------------------------------------------

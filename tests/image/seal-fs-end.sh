@@ -8,7 +8,7 @@ t_tmpdir
 cd "$T_TMP" || exit 1
 
 mkdir src
-head -c 100000 /dev/urandom >src/f
+rand_bytes 100000 >src/f
 mkimg base.img src 8M -b 1024 || { fail "mke2fs"; finish; }
 bc=$(sb_field base.img "Block count")
 # the data's last physical block, and how many blocks a seal adds

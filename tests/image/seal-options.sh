@@ -10,9 +10,9 @@ cd "$T_TMP" || exit 1
 
 mkdir -p src/etc/sub src/usr/bin src/var
 printf 'config\n' >src/etc/a.conf
-head -c 70000 /dev/urandom >src/etc/sub/b.bin
-head -c 5000 /dev/urandom >src/etc/skip.tmp
-head -c 300000 /dev/urandom >src/usr/bin/tool
+rand_bytes 70000 >src/etc/sub/b.bin
+rand_bytes 5000 >src/etc/skip.tmp
+rand_bytes 300000 >src/usr/bin/tool
 ln src/usr/bin/tool src/usr/bin/tool-hardlink
 printf 'log\n' >src/var/log
 mkimg base.img src 32M -b 4096
@@ -116,8 +116,8 @@ check "--force: same block count as a first seal" test \
 # 524289 B: sha512/4K tree 16 KiB, descriptor in the 5th block; sha256/1K tree 18 KiB
 # 458753 B: sha256/1K tree 16 KiB, descriptor in the 5th block; sha512/2K tree 18 KiB
 mkdir -p rs
-head -c 524289 /dev/urandom >rs/a
-head -c 458753 /dev/urandom >rs/b
+rand_bytes 524289 >rs/a
+rand_bytes 458753 >rs/b
 mkimg rs.img rs 32M -b 4096
 if "$E2VERITY" seal -q --hash-alg=sha512 rs.img /a && "$E2VERITY" seal -q --block-size=1024 rs.img /b &&
 	"$E2VERITY" seal -q --force --block-size=1024 rs.img /a &&
@@ -187,7 +187,7 @@ check "-v: details" grep -q "^e2verity: /etc/a.conf: sealed, 7 bytes, 4096-byte 
 metadata at blocks 16-16, 1 blocks allocated, 0 freed$" v.err
 
 # stale bytes after EOF, initialized blocks past EOF, unwritten blocks past EOF
-head -c 20000 /dev/urandom >stale
+rand_bytes 20000 >stale
 head -c 3000 stale >stale.data
 cp base.img past.img
 debugfs -w -f - past.img >/dev/null 2>&1 <<EOF

@@ -23,7 +23,7 @@ refuse()
 
 mkdir -p src/dir
 printf 'hello\n' >src/good
-head -c 100000 /dev/urandom >src/big
+rand_bytes 100000 >src/big
 ln -s good src/link
 mkimg ok.img src 16M -b 4096
 debugfs -w -R "mknod chardev c 1 3" ok.img >/dev/null 2>&1
@@ -100,7 +100,7 @@ refuse "sealed, metadata unreadable" 1 \
 # not enough room: fill the image, leaving fewer free blocks than one tree needs
 mkimg full.img src 8M -b 4096 -O ^has_journal
 free=$(sb_field full.img "Free blocks")
-head -c $(((free - 1) * 4096)) /dev/urandom >filler
+rand_bytes $(((free - 1) * 4096)) >filler
 debugfs -w -R "write filler filler" full.img >/dev/null 2>&1
 check "the filler fits" fsck_clean full.img
 refuse "not enough space" 1 "Not enough free blocks for the Merkle trees while checking 'full.img'" \

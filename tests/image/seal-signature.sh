@@ -14,8 +14,8 @@ cd "$T_TMP" || exit 1
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -subj /CN=e2verity-test \
 	-days 2 >/dev/null 2>&1 || skip "openssl cannot make a test key"
 mkdir src
-head -c 300000 /dev/urandom >src/small
-head -c 5000000 /dev/urandom >src/big
+rand_bytes 300000 >src/small
+rand_bytes 5000000 >src/big
 : >src/empty
 mkimg base.img src 32M -b 4096
 

@@ -14,10 +14,10 @@ make_fileset files
 mkdir files/many
 i=0
 while [ $i -lt 300 ]; do
-	head -c $(( (i * 7919) % 65536 + 1 )) /dev/urandom >"files/many/f$i"
+	rand_bytes $(( (i * 7919) % 65536 + 1 )) >"files/many/f$i"
 	i=$((i + 1))
 done
-head -c 9437185 /dev/urandom >files/big
+rand_bytes 9437185 >files/big
 (cd files && find . -type f | LC_ALL=C sort) >list
 nfiles=$(wc -l <list)
 mkimg base.img files 64M -b 4096 || { fail "mke2fs"; finish; }

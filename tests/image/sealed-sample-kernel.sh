@@ -18,11 +18,11 @@ sed 's#^#/mnt/a#' sample/manifest.tsv >want.tsv
 # Disk 2: the cases that change the file before sealing, and the other options
 mkdir src
 printf 'inline data moved to a block\n' >src/inline
-head -c 100000 /dev/urandom >src/sha512
-head -c 777777 /dev/urandom >src/immutable
-head -c 99999 /dev/urandom >src/resealed
-head -c 300000 /dev/urandom >src/signed
-head -c 20000 /dev/urandom >stale
+rand_bytes 100000 >src/sha512
+rand_bytes 777777 >src/immutable
+rand_bytes 99999 >src/resealed
+rand_bytes 300000 >src/signed
+rand_bytes 20000 >stale
 head -c 3000 stale >stale.data
 printf 'preallocated\n' >src/prealloc
 mkimg b.img src 64M -b 4096 -O inline_data -I 256 || { fail "mke2fs"; finish; }

@@ -61,10 +61,8 @@ check "a hard-linked sparse image: unchanged, still linked" \
 
 # ---- a directory where no new file can be made: said before the work ----
 # as another user where the tests run as root (root may write in any directory)
-as_user=
-if [ "$(id -u)" -eq 0 ]; then
-	command -v setpriv >/dev/null && as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups"
-fi
+other_user
+as_user=$AS_USER
 if [ "$(id -u)" -ne 0 ] || [ -n "$as_user" ]; then
 	chmod 755 "$T_TMP"
 	mkdir ro && cp base.simg ro/img.simg && chmod 666 ro/img.simg && chmod 555 ro

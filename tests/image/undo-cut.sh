@@ -103,7 +103,7 @@ for k in 1 2 3 4 5 6 7 8; do
 done
 
 # IMAGE?offset=: the undo file records the offset, e2undo applies it there
-head -c 1048576 /dev/urandom >disk.img
+rand_bytes 1048576 >disk.img
 cat nojournal.img >>disk.img
 cp disk.img disk.orig
 "$E2VERITY" seal -q -z u.undo "disk.img?offset=1048576" $FILES

@@ -16,8 +16,8 @@ t_tmpdir
 tmp=$T_TMP
 
 mkdir -p "$tmp/src/d"
-head -c 3000000 /dev/urandom >"$tmp/src/big"
-head -c 5000 /dev/urandom >"$tmp/src/d/small"
+rand_bytes 3000000 >"$tmp/src/big"
+rand_bytes 5000 >"$tmp/src/d/small"
 printf 'hello\n' >"$tmp/src/hello"
 FILES="/big /d/small /hello"
 mke2fs -q -F -t ext4 -b 4096 -d "$tmp/src" "$tmp/base.img" 32M

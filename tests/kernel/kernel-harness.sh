@@ -33,14 +33,14 @@ bad()
 # put FILE OFFSET COUNT - write COUNT random bytes into FILE at OFFSET, keeping the rest (holes)
 put()
 {
-	head -c "$3" /dev/urandom | dd of="$1" bs=4096 seek="$(($2 / 4096))" conv=notrunc 2>/dev/null
+	rand_bytes "$3" | dd of="$1" bs=4096 seek="$(($2 / 4096))" conv=notrunc 2>/dev/null
 }
 
 src=$tmp/src
 mkdir "$src"
 : >"$src/empty"
 printf 'hello\n' >"$src/six"
-head -c 600000 /dev/urandom >"$src/big"
+rand_bytes 600000 >"$src/big"
 # sparse: 1 MiB + 100 B, data in blocks 3 and 100 only
 truncate -s 1048676 "$src/sparse"
 put "$src/sparse" 12288 4096

@@ -28,7 +28,7 @@ salt32=00112233445566778899aabbccddeeff0123456789abcdeffedcba9876543210
 # put FILE OFFSET COUNT - COUNT random bytes at OFFSET (a multiple of 4096), the rest kept (holes)
 put()
 {
-	head -c "$3" /dev/urandom | dd of="$1" bs=4096 seek="$(($2 / 4096))" conv=notrunc 2>/dev/null
+	rand_bytes "$3" | dd of="$1" bs=4096 seek="$(($2 / 4096))" conv=notrunc 2>/dev/null
 }
 
 # add IMG REL [SEAL_OPTIONS...] - seal /REL of image IMG (source $tmp/src-IMG/REL) with options
@@ -43,7 +43,7 @@ mk()
 	mk_img=$1 mk_rel=$2 mk_size=$3
 	shift 3
 	mkdir -p "$(dirname "$tmp/src-$mk_img/$mk_rel")"
-	head -c "$mk_size" /dev/urandom >"$tmp/src-$mk_img/$mk_rel"
+	rand_bytes "$mk_size" >"$tmp/src-$mk_img/$mk_rel"
 	add "$mk_img" "$mk_rel" "$@"
 }
 
@@ -127,11 +127,11 @@ mk b sha512 65537 --hash-alg=sha512
 mk b salted 4096 --salt=$salt
 mk b immutable 100000 --immutable
 mkdir -p "$tmp/src-b/tree/sub/subsub"
-head -c 10000 /dev/urandom >"$tmp/src-b/tree/one"
-head -c 1 /dev/urandom >"$tmp/src-b/tree/sub/two"
-head -c 140000 /dev/urandom >"$tmp/src-b/tree/sub/subsub/three"
-head -c 333333 /dev/urandom >"$tmp/src-b/signed"
-head -c 22222 /dev/urandom >"$tmp/src-b/unsigned"
+rand_bytes 10000 >"$tmp/src-b/tree/one"
+rand_bytes 1 >"$tmp/src-b/tree/sub/two"
+rand_bytes 140000 >"$tmp/src-b/tree/sub/subsub/three"
+rand_bytes 333333 >"$tmp/src-b/signed"
+rand_bytes 22222 >"$tmp/src-b/unsigned"
 
 # c: `-O verity,^64bit`; its copy e gets the corruption
 for n in 0 1 4097 65537 524289; do

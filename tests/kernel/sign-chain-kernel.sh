@@ -49,13 +49,13 @@ ossl x509 -in ca.crt -outform der -out ca.der
 ossl x509 -in dsigner.crt -outform der -out dsigner.der
 
 mkdir -p src/a src/b/sub
-head -c 300000 /dev/urandom >src/a/one
-head -c 4097 /dev/urandom >src/a/two
-head -c 70000 /dev/urandom >src/a/other
-head -c 5000 /dev/urandom >src/a/nocert
-head -c 1000000 /dev/urandom >src/b/x
-head -c 1 /dev/urandom >src/b/sub/y
-head -c 100 /dev/urandom >src/unsigned
+rand_bytes 300000 >src/a/one
+rand_bytes 4097 >src/a/two
+rand_bytes 70000 >src/a/other
+rand_bytes 5000 >src/a/nocert
+rand_bytes 1000000 >src/b/x
+rand_bytes 1 >src/b/sub/y
+rand_bytes 100 >src/unsigned
 mke2fs -q -F -t ext4 -b 4096 -d src img 32M >/dev/null
 
 # (a) the CA-issued signer's certificate goes into each signature by default
