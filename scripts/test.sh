@@ -1,42 +1,69 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# test.sh - install what is missing, build, and run the whole test suite
+# test.sh - install what is missing, build, run the static gates and the whole test suite
+#
+# The suite runs once, on a build with ASan and UBSan (./configure --enable-sanitizers) made in a copy
+# of the tree under $TMPDIR (E2V_SAN_DIR), so the tree's own build stays the plain one demo.sh and
+# the README use. That one pass holds everything: the unit tests, the oracle comparisons, the kernel
+# matrix under qemu, the cases, and the tests that hash data once more on the OpenSSL hashing
+# (tests/hash-openssl.sh). valgrind.sh and the memory tests, which the sanitizers exclude, run the
+# tree's plain build (E2V_PLAIN_BUILDDIR).
+#   E2V_CONFIGURE_FLAGS  more ./configure options for both builds (CI: --enable-werror)
+#   E2V_NO_GATES=1       skip scripts/gates.sh (a quick local run)
+#   TESTS="..."          run only these tests (names as in tests/Makemodule.am)
 set -e
 cd "$(dirname "$0")/.."
+src=$PWD
 sh scripts/install-deps.sh
 sh scripts/build.sh
+gates=0
+if [ -z "${E2V_NO_GATES:-}" ]; then
+	sh scripts/gates.sh || gates=1
+fi
+
+# the sanitizer build, in a copy outside the source tree: a configured tree cannot be the source of
+# another (VPATH) build, and tests that copy "what git tracks" (pkg/deb.sh) need a work tree of their own
+dst=${E2V_SAN_DIR:-${TMPDIR:-/tmp}/e2verity-sanitizers}
+rm -rf "$dst"
+mkdir -p "$dst"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	git ls-files -z | tar --null -T - -cf - | (cd "$dst" && tar xf -)
+else
+	tar cf - --exclude='*.o' --exclude='*.lo' --exclude=.libs . | (cd "$dst" && tar xf -)
+	(cd "$dst" && { [ ! -f Makefile ] || make distclean >/dev/null; })
+fi
+cd "$dst"
+./autogen.sh >/dev/null 2>&1 || autoreconf -fi >/dev/null
+# shellcheck disable=SC2086 # E2V_CONFIGURE_FLAGS: options, word-split
+./configure --enable-sanitizers ${E2V_CONFIGURE_FLAGS:-} >/dev/null
+make -j"$(nproc)" >/dev/null
+
+# leaks are errors too; a report fails the command, so the test that ran it
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export E2V_PLAIN_BUILDDIR="$src"
 status=0
-rm -f test-run.failed
+start=$(date +%s)
+# shellcheck disable=SC2086 # TESTS: test names, word-split
+make -j"$(nproc)" check ${TESTS:+TESTS="$TESTS"} >test-run.log 2>&1 || status=1
+secs=$(($(date +%s) - start))
+cp test-run.log "$src/test-run.log"
+[ $status -eq 0 ] || { [ -f test-suite.log ] && tail -n 300 test-suite.log; }
+
 # automake's totals, as one plain closing line
-count() { sed -n "s/^# $1: *\([0-9]*\)$/\1/p" "$2" | tail -n 1; }
-totals()
-{
-	pass=$(count PASS "$1") fail=$(count FAIL "$1") error=$(count ERROR "$1") skip=$(count SKIP "$1")
-	if [ "${pass:-0}" -eq 0 ] || [ "${fail:-0}" -ne 0 ] || [ "${error:-0}" -ne 0 ]; then
-		echo 1 >test-run.failed
-		[ -f test-suite.log ] && tail -n 200 test-suite.log >&2
-	fi
-	echo "$2${pass:-0} passed, $(( ${fail:-0} + ${error:-0} )) failed, ${skip:-0} skipped"
-}
-make -j"$(nproc)" check 2>&1 | tee test-run.log || status=1
-whole=$(totals test-run.log "")
+count() { sed -n "s/^# $1: *\([0-9]*\)$/\1/p" test-run.log | tail -n 1; }
+pass=$(count PASS) fail=$(count FAIL) error=$(count ERROR) skip=$(count SKIP)
+[ "${pass:-0}" -gt 0 ] && [ "${fail:-0}" -eq 0 ] && [ "${error:-0}" -eq 0 ] || status=1
+# the slowest tests (each log's first and last write): what to look at when CI grows slow
+echo "slowest tests (wall seconds, on $(nproc) cores shared with the others):"
+find tests -name '*.log' -newer config.status -exec stat -c '%W %Y %n' {} + 2>/dev/null |
+	awk '$1 > 0 { printf "  %5d %s\n", $2 - $1, $3 }' | sort -rn | head -n 10
 # which kernels each kernel test booted (a kernel that could not be had is a SKIP line there, not
 # a failed test), and the seconds they took: the record of a CI run shows the matrix
-kernel_matrix()
-{
-	for l in tests/kernel/*.log; do
-		[ -f "$l" ] && sed -n '/^kernel matrix of/,/^[^ ]/{/^kernel matrix of\|^  /p}' "$l"
-	done | awk '{ print } /^  .*, [0-9]+ s\)$/ { n = $(NF - 1); s += n }
-		END { printf "kernel tests: %d s of kernel boots and checks in all\n", s }'
-}
-kernels=$(kernel_matrix)
-# Once more on the OpenSSL hashing that CPUs without SHA-NI take: every test that hashes
-# data, without the slow real-kernel boots (the bytes they check are the same on both paths).
-E2VERITY_HASH=openssl make -j"$(nproc)" check TESTS="$(sed -n 's/^FALLBACK_TESTS = //p' tests/Makemodule.am)" \
-	2>&1 | tee test-run-openssl.log || status=1
-totals test-run-openssl.log "E2VERITY_HASH=openssl: "
-echo "$kernels"
-echo "$whole"
-[ -f test-run.failed ] && status=1
-rm -f test-run.failed
+for l in tests/kernel/*.log; do
+	[ -f "$l" ] && sed -n '/^kernel matrix of/,/^[^ ]/{/^kernel matrix of\|^  /p}' "$l"
+done | awk '{ print } /^  .*, [0-9]+ s\)$/ { n = $(NF - 1); s += n }
+	END { printf "kernel tests: %d s of kernel boots and checks in all\n", s }'
+[ $gates -eq 0 ] || { echo "static gates: FAILED (above)"; status=1; }
+echo "test suite (ASan+UBSan build, $secs s): ${pass:-0} passed, $((${fail:-0} + ${error:-0})) failed, ${skip:-0} skipped"
 exit $status

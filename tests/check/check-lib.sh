@@ -78,11 +78,21 @@ oracle_digest()
 # SALT used by the sample images
 SALT=00112233445566778899aabbccddeeff
 
+# fixture NAME IMG SRCDIR: IMG and SRCDIR copied from the fixture NAME that make check made once
+# for the run (tests/check/make-fixtures.sh, in $E2V_FIXTURES); fails when there is none
+fixture()
+{
+	[ -n "${E2V_FIXTURES:-}" ] && [ -f "$E2V_FIXTURES/$1/img" ] || return 1
+	mkdir -p "$3" && cp "$E2V_FIXTURES/$1/img" "$2" && cp -R "$E2V_FIXTURES/$1/src/." "$3/"
+}
+
 # make_sample IMG SRCDIR: a 4 KiB-block image with sealed files of every shape, and a plain file.
 # SRCDIR receives the host copies; SRCDIR/list has "NAME fsverity-digest-options" per sealed file.
+# The run's fixture when there is one (its bytes are fixed: cases-lib.sh's det_data)
 make_sample()
 {
 	_img=$1 _d=$2
+	fixture sample "$_img" "$_d" && return 0
 	mkdir -p "$_d"
 	make_data "$_d/a" 600000
 	printf 'hello\n' >"$_d/hello"

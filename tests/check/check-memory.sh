@@ -6,6 +6,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/image/image-lib.sh"
 require_cmd python3 debugfs
+plain_build
 t_tmpdir
 cd "$T_TMP" || exit 1
 

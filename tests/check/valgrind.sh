@@ -7,6 +7,7 @@
 t_tmpdir
 . "$top_srcdir/tests/check/check-lib.sh"
 require_cmd valgrind openssl
+plain_build
 : "${top_builddir:=$top_srcdir}"
 cd "$T_TMP" || exit 1
 . "$top_srcdir/tests/check/cases-lib.sh"

@@ -5,6 +5,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/image/image-lib.sh"
 require_cmd python3 e2fsck
+plain_build
 t_tmpdir
 cd "$T_TMP" || exit 1
 
