@@ -3,7 +3,7 @@
 # test.sh - install what is missing, build, run the static gates and the whole test suite
 #
 # The suite runs once, on a build with ASan and UBSan (./configure --enable-sanitizers) made in a copy
-# of the tree under $TMPDIR (E2V_SAN_DIR), so the tree's own build stays the plain one demo.sh and
+# of the tree under $TMPDIR (E2V_SAN_DIR, by default one a tree), so the tree's own build stays the plain one demo.sh and
 # the README use. That one pass holds everything: the unit tests, the oracle comparisons, the kernel
 # matrix under qemu, the cases, and the tests that hash data once more on the OpenSSL hashing
 # (tests/hash-openssl.sh). valgrind.sh and the memory tests, which the sanitizers exclude, run the
@@ -23,7 +23,8 @@ fi
 
 # the sanitizer build, in a copy outside the source tree: a configured tree cannot be the source of
 # another (VPATH) build, and tests that copy "what git tracks" (pkg/deb.sh) need a work tree of their own
-dst=${E2V_SAN_DIR:-${TMPDIR:-/tmp}/e2verity-sanitizers}
+# (one a source tree: two trees tested at once must not share it)
+dst=${E2V_SAN_DIR:-${TMPDIR:-/tmp}/e2verity-sanitizers-$(printf %s "$src" | cksum | cut -d' ' -f1)}
 rm -rf "$dst"
 mkdir -p "$dst"
 if git rev-parse --git-dir >/dev/null 2>&1; then
