@@ -38,7 +38,7 @@ void cli_help(const struct cli_command *cmd)
 	cli_usage(cmd, stdout);
 }
 
-static int cli_status_usage(const struct cli_command *cmd)
+int cli_status_usage(const struct cli_command *cmd)
 {
 	return cmd->usage_status ? cmd->usage_status : CLI_EXIT_USAGE;
 }

@@ -80,6 +80,8 @@ void cli_help(const struct cli_command *cmd);
 int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int cli_status_failure(const struct cli_command *cmd);
+/* The usage status, for a usage error said in another form than cli_usage_error()'s */
+int cli_status_usage(const struct cli_command *cmd);
 void cli_error(errcode_t err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * What the library logs (e2verity_set_log_callback()) is kept from here on:

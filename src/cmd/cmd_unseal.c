@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cmd/select.h"
 #include "image/image.h"
+#include "image/same_file.h"
 #include "output/names.h"
 
 /* unseal's command line is the one it shares with seal */
@@ -24,6 +25,7 @@ static int cli_unseal_parse(const struct cli_command *cmd, int argc, char *argv[
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int repeatable[] = { CLI_SELECT_REPEATABLE, 0 };
+	struct cli_names names = { 0 };
 	struct cli_getopt g;
 	int opt, r;
 
@@ -36,7 +38,12 @@ static int cli_unseal_parse(const struct cli_command *cmd, int argc, char *argv[
 		if (r == 0)
 			return g.status ? g.status : cli_usage_error(cmd, NULL);
 	}
-	return cli_write_args_finish(cmd, argc, argv, c);
+	r = cli_write_args_finish(cmd, argc, argv, c);
+	if (r)
+		return r;
+	/* the undo file and the lists are neither the image nor each other */
+	cli_write_args_names(c, &names);
+	return cli_names_check(cmd, &names);
 }
 
 /* what unseal says of each file, as the library judges and unseals them */
