@@ -415,7 +415,11 @@ struct e2verity_owners;
  *
  * Proving that a file's blocks are its own needs every inode's map; with
  * this, unsealing N files costs one scan instead of N.  It stays valid while
- * blocks are only freed (unsealing), not allocated.
+ * blocks are only freed (unsealing), not allocated.  It also records which
+ * inodes name each extended attribute block: a block is let go only when
+ * its reference count is their number (E2VERITY_ET_XATTR_REFCOUNT if not),
+ * and the seals and unseals given the map update that record as they move
+ * files off a block, so one map serves one writer at a time.
  *
  * An inode whose map cannot be read may name any block: the scan goes on,
  * and every later proof with this map fails with E2VERITY_ET_META_UNPROVEN.
@@ -445,8 +449,9 @@ void e2verity_owners_free(struct e2verity_owners *o);
  * Return: 0, E2VERITY_ET_NOT_SEALED, E2VERITY_ET_NOT_REGULAR,
  * E2VERITY_ET_SIZE_TOO_LARGE, an E2VERITY_ET_EXTENT_* error (an extent tree
  * the kernel refuses, or one it reads otherwise than libext2fs),
- * E2VERITY_ET_META_*, E2VERITY_ET_IMA_SHARED_BLOCK, E2VERITY_ET_IMA_EA_INODE or
- * an error from libext2fs.
+ * E2VERITY_ET_META_*, E2VERITY_ET_IMA_SHARED_BLOCK, E2VERITY_ET_IMA_EA_INODE,
+ * E2VERITY_ET_XATTR_REFCOUNT (the attribute block security.ima would leave
+ * has a count other than the inodes that name it) or an error from libext2fs.
  */
 errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
 				const struct e2verity_owners *owners);
@@ -511,7 +516,9 @@ errcode_t e2verity_ima_get(ext2_filsys fs, ext2_ino_t ino, uint8_t **value, size
  *
  * Return: 0, E2VERITY_ET_IMA_NO_ROOM (the inode's other attributes leave no
  * room), E2VERITY_ET_IMA_SHARED_BLOCK (a block shared with other inodes,
- * without a journal), E2VERITY_ET_IMA_EA_INODE, E2VERITY_ET_NO_SPACE,
+ * without a journal), E2VERITY_ET_XATTR_REFCOUNT (the block's count is not
+ * the number of inodes that name it: a scan of every inode proves it when
+ * the inode has a block), E2VERITY_ET_IMA_EA_INODE, E2VERITY_ET_NO_SPACE,
  * E2VERITY_ET_IMA_MALFORMED (no bytes, or more than E2VERITY_IMA_MAX_SIZE),
  * or an error of libext2fs.
  */

@@ -1,11 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* past_eof.c - internal: prove that the blocks past EOF are the file's own before freeing them */
+/* past_eof.c - internal: prove that blocks past EOF and xattr blocks are the file's own before freeing them */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "block_validity.h"
+#include "core/log.h"
 #include "past_eof.h"
+
+/* one inode naming one extended attribute block (i_file_acl), at the scan */
+struct e2v_xattr_ref {
+	blk64_t block;
+	ext2_ino_t ino;
+};
+
+/* the inodes that name one extended attribute block, and how many of them still do */
+struct e2v_xattr_block {
+	blk64_t block;
+	size_t first; /* of its inodes in e2v_xattr_map.inos, sorted */
+	uint32_t count, live;
+};
+
+/*
+ * Who names which extended attribute block.  A block's h_refcount is what
+ * decides between freeing it and lowering the count: a count lower than the
+ * inodes that name it frees a block they still use.  The map is the scan's,
+ * then follows the inodes that let a block go (e2v_owners_xattr_left()), so
+ * that it stays the truth while a run moves file after file off a shared
+ * block.  It is reached through the owners' pointer, which the const map
+ * handed to the drivers leaves writable: only the writing thread changes it.
+ */
+struct e2v_xattr_map {
+	struct e2v_xattr_ref *refs; /* while scanning; sorted into @blocks and @inos after */
+	size_t nrefs, caprefs;
+	struct e2v_xattr_block *blocks;
+	size_t nblocks;
+	ext2_ino_t *inos;
+	uint8_t *gone; /* one per @inos: the inode let the block go since the scan */
+};
 
 /*
  * Who uses which block, from one scan of every inode: a block that two maps
@@ -24,6 +57,7 @@ struct e2verity_owners {
 	/* a block in use that the block bitmap calls free: allocating could hand it out */
 	int bitmap_stale;
 	blk64_t stale_block;
+	struct e2v_xattr_map *xattr;
 };
 
 struct e2v_owner_scan {
@@ -88,6 +122,74 @@ static int e2v_note_root_extents(ext2_filsys fs, struct e2verity_owners *o,
 	return 1;
 }
 
+static errcode_t e2v_xattr_note(struct e2v_xattr_map *m, blk64_t block, ext2_ino_t ino)
+{
+	if (m->nrefs == m->caprefs) {
+		size_t cap = m->caprefs ? 2 * m->caprefs : 256;
+		struct e2v_xattr_ref *v = realloc(m->refs, cap * sizeof(*v));
+
+		if (!v)
+			return E2VERITY_ET_NO_MEMORY;
+		m->refs = v;
+		m->caprefs = cap;
+	}
+	m->refs[m->nrefs].block = block;
+	m->refs[m->nrefs].ino = ino;
+	m->nrefs++;
+	return 0;
+}
+
+static int e2v_xattr_ref_cmp(const void *a, const void *b)
+{
+	const struct e2v_xattr_ref *x = a, *y = b;
+
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* The scan's pairs, grouped by block: a block's inode count is one look-up */
+static errcode_t e2v_xattr_index(struct e2v_xattr_map *m)
+{
+	size_t n = m->nrefs, g = 0;
+
+	qsort(m->refs, n, sizeof(*m->refs), e2v_xattr_ref_cmp);
+	for (size_t i = 0; i < n; i++)
+		g += !i || m->refs[i].block != m->refs[i - 1].block;
+	m->blocks = calloc(g ? g : 1, sizeof(*m->blocks));
+	m->inos = calloc(n ? n : 1, sizeof(*m->inos));
+	m->gone = calloc(n ? n : 1, 1);
+	if (!m->blocks || !m->inos || !m->gone)
+		return E2VERITY_ET_NO_MEMORY;
+	for (size_t i = 0; i < n; i++) {
+		struct e2v_xattr_block *b = &m->blocks[m->nblocks ? m->nblocks - 1 : 0];
+
+		if (!i || m->refs[i].block != m->refs[i - 1].block) {
+			b = &m->blocks[m->nblocks++];
+			b->block = m->refs[i].block;
+			b->first = i;
+		}
+		m->inos[i] = m->refs[i].ino;
+		b->count++;
+		b->live++;
+	}
+	free(m->refs);
+	m->refs = NULL;
+	m->nrefs = m->caprefs = 0;
+	return 0;
+}
+
+static void e2v_xattr_free(struct e2v_xattr_map *m)
+{
+	if (!m)
+		return;
+	free(m->refs);
+	free(m->blocks);
+	free(m->inos);
+	free(m->gone);
+	free(m);
+}
+
 /* Every block every in-use inode names: its map, its map's own blocks, its xattr block */
 static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 {
@@ -115,8 +217,12 @@ static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 			break;
 		if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino))
 			continue;
-		if (ext2fs_file_acl_block(fs, in))
+		if (ext2fs_file_acl_block(fs, in)) {
 			e2v_note_block(fs, o, ext2fs_file_acl_block(fs, in));
+			err = e2v_xattr_note(o->xattr, ext2fs_file_acl_block(fs, in), ino);
+			if (err)
+				break;
+		}
 		if (!ext2fs_inode_has_valid_blocks2(fs, in))
 			continue;
 		/*
@@ -190,6 +296,7 @@ void e2verity_owners_free(struct e2verity_owners *o)
 	if (o->dup)
 		ext2fs_free_block_bitmap(o->dup);
 	e2v_system_zone_free(o->zone);
+	e2v_xattr_free(o->xattr);
 	free(o);
 }
 
@@ -207,6 +314,11 @@ errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return E2VERITY_ET_NO_MEMORY;
+	o->xattr = calloc(1, sizeof(*o->xattr));
+	if (!o->xattr) {
+		free(o);
+		return E2VERITY_ET_NO_MEMORY;
+	}
 	err = ext2fs_allocate_block_bitmap(fs, "filesystem metadata", &o->meta);
 	if (!err)
 		err = ext2fs_allocate_block_bitmap(fs, "blocks in use", &o->seen);
@@ -216,6 +328,8 @@ errcode_t e2verity_owners_scan(ext2_filsys fs, struct e2verity_owners **ret)
 		err = e2v_fs_metadata_map(fs, o->meta);
 	if (!err)
 		err = e2v_scan_owners(fs, o);
+	if (!err)
+		err = e2v_xattr_index(o->xattr);
 	if (!err)
 		err = e2v_system_zone_build(fs, &o->zone);
 	if (!err)
@@ -294,4 +408,115 @@ errcode_t e2v_check_past_eof(struct e2v_ext4_file *f, blk64_t first,
 		err = E2VERITY_ET_META_UNPROVEN;
 	e2verity_owners_free(own);
 	return err;
+}
+
+static struct e2v_xattr_block *e2v_xattr_find(const struct e2v_xattr_map *m, blk64_t block)
+{
+	size_t lo = 0, hi = m->nblocks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->blocks[mid].block == block)
+			return &m->blocks[mid];
+		if (m->blocks[mid].block < block)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Where @ino is among the inodes of @b, or -1 */
+static long e2v_xattr_slot(const struct e2v_xattr_map *m, const struct e2v_xattr_block *b,
+			   ext2_ino_t ino)
+{
+	size_t lo = b->first, hi = b->first + b->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->inos[mid] == ino)
+			return (long)mid;
+		if (m->inos[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* The first inode of @b that still names it, other than @ino; 0 if none */
+static ext2_ino_t e2v_xattr_other(const struct e2v_xattr_map *m, const struct e2v_xattr_block *b,
+				  ext2_ino_t ino)
+{
+	for (size_t i = b->first; i < b->first + b->count; i++)
+		if (!m->gone[i] && m->inos[i] != ino)
+			return m->inos[i];
+	return 0;
+}
+
+/**
+ * e2v_owners_xattr_check() - may @ino's extended attribute block be freed or its count lowered
+ * @owners: the scan's map (NULL is a mistake of the caller: nothing is proven)
+ * @block: the block @ino names now
+ * @ino: the inode letting it go
+ * @refcount: the block's h_refcount, as read now
+ *
+ * Freeing the block when its count says 1, or lowering the count, is right
+ * only when the count is the number of inodes that name the block: a lower
+ * count (a damaged or hostile image) would free a block other files still
+ * read their attributes from.  @ino itself names the block even when the map
+ * does not say so: only this run's writes gave it a block since the scan,
+ * and those are fresh blocks of its own.  The disagreement is logged with
+ * the block and the inodes, for the caller's message.  Writes nothing.
+ *
+ * Return: 0 or E2VERITY_ET_XATTR_REFCOUNT.
+ */
+errcode_t e2v_owners_xattr_check(const struct e2verity_owners *owners, blk64_t block,
+				 ext2_ino_t ino, uint32_t refcount)
+{
+	const struct e2v_xattr_map *m = owners->xattr;
+	const struct e2v_xattr_block *b = e2v_xattr_find(m, block);
+	long slot = b ? e2v_xattr_slot(m, b, ino) : -1;
+	uint64_t namers = (b ? b->live : 0) + (slot < 0 || m->gone[slot]);
+	ext2_ino_t other = b ? e2v_xattr_other(m, b, ino) : 0;
+	char detail[160];
+
+	if (namers == refcount)
+		return 0;
+	if (namers > refcount && namers > 2)
+		snprintf(detail, sizeof(detail),
+			 "block %llu: reference count %u, but inodes %u, %u and %llu more name it",
+			 (unsigned long long)block, refcount, ino, other,
+			 (unsigned long long)namers - 2);
+	else if (namers > refcount)
+		snprintf(detail, sizeof(detail),
+			 "block %llu: reference count %u, but inodes %u and %u name it",
+			 (unsigned long long)block, refcount, ino, other);
+	else if (namers > 1)
+		snprintf(detail, sizeof(detail),
+			 "block %llu: reference count %u, but only %llu inodes name it, %u and %u "
+			 "among them",
+			 (unsigned long long)block, refcount, (unsigned long long)namers, ino,
+			 other);
+	else
+		snprintf(detail, sizeof(detail),
+			 "block %llu: reference count %u, but only inode %u names it",
+			 (unsigned long long)block, refcount, ino);
+	e2v_log(E2VERITY_ET_XATTR_REFCOUNT, NULL, detail);
+	return E2VERITY_ET_XATTR_REFCOUNT;
+}
+
+void e2v_owners_xattr_left(const struct e2verity_owners *owners, blk64_t block, ext2_ino_t ino)
+{
+	struct e2v_xattr_map *m = owners->xattr;
+	struct e2v_xattr_block *b = e2v_xattr_find(m, block);
+	long slot = b ? e2v_xattr_slot(m, b, ino) : -1;
+
+	/* a block given since the scan is in no map: nobody else named it */
+	if (slot < 0 || m->gone[slot])
+		return;
+	m->gone[slot] = 1;
+	b->live--;
 }

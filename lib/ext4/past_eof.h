@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* past_eof.h - internal: whether the blocks past a file's data are provably its own */
+/* past_eof.h - internal: whether the blocks past a file's data, and its xattr block, are its own */
 #ifndef E2VERITY_PAST_EOF_H
 #define E2VERITY_PAST_EOF_H
 
@@ -23,5 +23,16 @@ errcode_t e2v_owners_allocatable(const struct e2verity_owners *owners);
 
 /* The system zone made with @owners (NULL for NULL), for e2v_ext4_file_open_in() */
 const struct e2v_system_zone *e2v_owners_zone(const struct e2verity_owners *owners);
+
+/*
+ * Whether @ino may free its extended attribute block @block, or lower its
+ * count: @refcount (read now) must be the number of inodes that name it.
+ * Return: 0 or E2VERITY_ET_XATTR_REFCOUNT (logged with the block and the
+ * inodes).
+ */
+errcode_t e2v_owners_xattr_check(const struct e2verity_owners *owners, blk64_t block,
+				 ext2_ino_t ino, uint32_t refcount);
+/* After @ino let go of @block (its attributes moved to a new block): the map follows */
+void e2v_owners_xattr_left(const struct e2verity_owners *owners, blk64_t block, ext2_ino_t ino);
 
 #endif /* E2VERITY_PAST_EOF_H */

@@ -8,6 +8,7 @@
 #include "ima_xattr.h"
 /* after ext2fs.h, which defines its types */
 #include <ext2fs/ext2_ext_attr.h>
+#include "ext4/past_eof.h"
 #include "seal_quota.h"
 
 /*
@@ -186,12 +187,37 @@ static errcode_t e2v_layout_check(ext2_filsys fs, const struct e2v_xattr_layout 
 }
 
 /*
+ * The block the change lets go is freed when its count says 1, its count
+ * lowered otherwise: either is right only when the count is the number of
+ * inodes that name it (@owners, or a scan made here).
+ */
+static errcode_t e2v_layout_owned(ext2_filsys fs, const struct e2verity_owners *owners,
+				  ext2_ino_t ino, const struct e2v_xattr_layout *l)
+{
+	struct e2verity_owners *own = NULL;
+	errcode_t err;
+
+	if (!l->block)
+		return 0;
+	if (!owners) {
+		err = e2verity_owners_scan(fs, &own);
+		if (err)
+			return err;
+		owners = own;
+	}
+	err = e2v_owners_xattr_check(owners, l->block, ino, l->refcount);
+	e2verity_owners_free(own);
+	return err;
+}
+
+/*
  * The attributes of @ino read and judged for a security.ima of @len bytes
  * (@removing: none): *@blocks is what the change needs; *@nothing, that
  * there is none to remove.  @l is always e2v_layout_free()'s to release.
  */
-static errcode_t e2v_ima_plan(ext2_filsys fs, ext2_ino_t ino, int removing, size_t len,
-			      struct e2v_xattr_layout *l, uint64_t *blocks, int *nothing)
+static errcode_t e2v_ima_plan(ext2_filsys fs, const struct e2verity_owners *owners, ext2_ino_t ino,
+			      int removing, size_t len, struct e2v_xattr_layout *l,
+			      uint64_t *blocks, int *nothing)
 {
 	errcode_t err;
 
@@ -207,21 +233,25 @@ static errcode_t e2v_ima_plan(ext2_filsys fs, ext2_ino_t ino, int removing, size
 		*nothing = 1;
 		return 0;
 	}
-	err = e2v_layout_check(fs, l);
+	err = e2v_layout_owned(fs, owners, ino, l);
+	if (!err)
+		err = e2v_layout_check(fs, l);
 	return err ? err : e2v_layout_room(fs, l, len, blocks);
 }
 
-errcode_t e2v_ima_room(ext2_filsys fs, ext2_ino_t ino, size_t len, uint64_t *blocks)
+errcode_t e2v_ima_room(ext2_filsys fs, const struct e2verity_owners *owners, ext2_ino_t ino,
+		       size_t len, uint64_t *blocks)
 {
 	struct e2v_xattr_layout l;
 	int nothing;
-	errcode_t err = e2v_ima_plan(fs, ino, !len, len, &l, blocks, &nothing);
+	errcode_t err = e2v_ima_plan(fs, owners, ino, !len, len, &l, blocks, &nothing);
 
 	e2v_layout_free(&l);
 	return err;
 }
 
-errcode_t e2v_ima_store(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value, size_t len)
+errcode_t e2v_ima_store(ext2_filsys fs, const struct e2verity_owners *owners, ext2_ino_t ino,
+			const uint8_t *value, size_t len)
 {
 	struct ext2_xattr_handle *h = NULL;
 	struct e2v_xattr_layout l;
@@ -231,7 +261,7 @@ errcode_t e2v_ima_store(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value, si
 	int nothing;
 	errcode_t err;
 
-	err = e2v_ima_plan(fs, ino, !value, len, &l, &blocks, &nothing);
+	err = e2v_ima_plan(fs, owners, ino, !value, len, &l, &blocks, &nothing);
 	if (err || nothing)
 		goto out;
 	/* the kernel sets the feature with the first attribute it writes */
@@ -276,6 +306,9 @@ errcode_t e2v_ima_store(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value, si
 			ext2fs_block_alloc_stats2(fs, old_block, -1);
 		if (err)
 			goto out;
+		/* the next file of the run that names the block counts one inode less */
+		if (owners)
+			e2v_owners_xattr_left(owners, old_block, ino);
 	}
 	err = ext2fs_read_inode_full(fs, ino, EXT2_INODE(l.inode), l.inode_size);
 	if (!err)
@@ -334,12 +367,13 @@ errcode_t e2verity_ima_set(ext2_filsys fs, ext2_ino_t ino, const uint8_t *value,
 		return EXT2_ET_RO_FILSYS;
 	if (value && (len == 0 || len > E2VERITY_IMA_MAX_SIZE))
 		return E2VERITY_ET_IMA_MALFORMED;
-	err = e2v_ima_room(fs, ino, value ? len : 0, &blocks);
+	/* no map: only an inode with an attribute block pays for a scan of every inode */
+	err = e2v_ima_room(fs, NULL, ino, value ? len : 0, &blocks);
 	if (!err && blocks > ext2fs_free_blocks_count(fs->super))
 		err = E2VERITY_ET_NO_SPACE;
 	if (!err && !fs->block_map)
 		err = ext2fs_read_block_bitmap(fs);
-	return err ? err : e2v_ima_store(fs, ino, value, len);
+	return err ? err : e2v_ima_store(fs, NULL, ino, value, len);
 }
 
 int e2v_ima_is_verity(ext2_filsys fs, ext2_ino_t ino)

@@ -351,7 +351,7 @@ static errcode_t e2v_plan_ima(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 		if (plan->action != E2VERITY_SEAL_RESEAL || !e2v_ima_is_verity(fs, ino))
 			return 0;
 		plan->ima = E2VERITY_IMA_REMOVE;
-		err = e2v_ima_room(fs, ino, 0, &blocks);
+		err = e2v_ima_room(fs, opts->owners, ino, 0, &blocks);
 		plan->blocks_needed += blocks;
 		return err;
 	}
@@ -371,7 +371,7 @@ static errcode_t e2v_plan_ima(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 		free(cur);
 	}
 	if (!err && plan->ima != E2VERITY_IMA_KEEP) {
-		err = e2v_ima_room(fs, ino, max, &blocks);
+		err = e2v_ima_room(fs, opts->owners, ino, max, &blocks);
 		plan->blocks_needed += blocks;
 	}
 	return err;

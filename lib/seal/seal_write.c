@@ -149,14 +149,14 @@ static errcode_t e2v_seal_put_ima(struct e2v_sealing *s, const uint8_t *digest,
 	errcode_t err;
 
 	if (s->ima_value) {
-		err = e2v_ima_store(s->fs, s->ino, s->ima_value, s->ima_len);
+		err = e2v_ima_store(s->fs, s->opts->owners, s->ino, s->ima_value, s->ima_len);
 		if (err)
 			return err;
 		res->ima = s->plan.ima;
 		res->ima_key_id = e2v_value_key_id(s->ima_value, s->ima_len);
 	} else if (s->plan.ima == E2VERITY_IMA_REMOVE &&
 		   !(s->have_old_digest && memcmp(s->old_digest, digest, ds) == 0)) {
-		err = e2v_ima_store(s->fs, s->ino, NULL, 0);
+		err = e2v_ima_store(s->fs, s->opts->owners, s->ino, NULL, 0);
 		if (err)
 			return err;
 		res->ima = E2VERITY_IMA_REMOVE;

@@ -50,11 +50,12 @@ static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino,
 }
 
 /* Whether the fs-verity signature in security.ima, if any, can be removed with the seal */
-static errcode_t e2v_unseal_ima_check(ext2_filsys fs, ext2_ino_t ino)
+static errcode_t e2v_unseal_ima_check(ext2_filsys fs, const struct e2verity_owners *owners,
+				      ext2_ino_t ino)
 {
 	uint64_t blocks;
 
-	return e2v_ima_is_verity(fs, ino) ? e2v_ima_room(fs, ino, 0, &blocks) : 0;
+	return e2v_ima_is_verity(fs, ino) ? e2v_ima_room(fs, owners, ino, 0, &blocks) : 0;
 }
 
 errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
@@ -67,7 +68,7 @@ errcode_t e2verity_unseal_check(ext2_filsys fs, ext2_ino_t ino,
 	err = e2v_unseal_validate(fs, ino, owners, &f, &opened);
 	if (opened)
 		e2v_ext4_file_close(&f);
-	return err ? err : e2v_unseal_ima_check(fs, ino);
+	return err ? err : e2v_unseal_ima_check(fs, owners, ino);
 }
 
 errcode_t e2verity_unseal_inode(ext2_filsys fs, ext2_ino_t ino, blk64_t *freed)
@@ -80,16 +81,24 @@ errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
 {
 	struct ext2_inode_large inode;
 	struct ext2_inode *in = EXT2_INODE(&inode);
+	struct e2verity_owners *own = NULL;
 	struct e2v_ext4_file f;
 	blk64_t before, first;
-	int opened, punch;
+	int opened = 0, punch;
 	errcode_t err;
 
 	if (freed)
 		*freed = 0;
+	/* one scan proves the blocks past EOF and the attribute block alike */
+	if (!owners) {
+		err = e2verity_owners_scan(fs, &own);
+		if (err)
+			return err;
+		owners = own;
+	}
 	err = e2v_unseal_validate(fs, ino, owners, &f, &opened);
 	if (!err)
-		err = e2v_unseal_ima_check(fs, ino);
+		err = e2v_unseal_ima_check(fs, owners, ino);
 	if (err)
 		goto out;
 	err = ext2fs_read_inode_full(fs, ino, in, sizeof(inode));
@@ -136,8 +145,9 @@ errcode_t e2verity_unseal_inode_with(ext2_filsys fs, ext2_ino_t ino,
 out:
 	/* an IMA fs-verity signature would sign what the file no longer is: it goes too */
 	if (!err && e2v_ima_is_verity(fs, ino))
-		err = e2v_ima_store(fs, ino, NULL, 0);
+		err = e2v_ima_store(fs, owners, ino, NULL, 0);
 	if (opened)
 		e2v_ext4_file_close(&f);
+	e2verity_owners_free(own);
 	return err;
 }

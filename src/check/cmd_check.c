@@ -21,6 +21,7 @@
 #include "cmd/select.h"
 #include "cmd/signer.h"
 #include "image/image.h"
+#include "image/same_file.h"
 #include "output/json.h"
 #include "output/manifest_read.h"
 #include "output/names.h"
@@ -782,6 +783,27 @@ static int cli_set_mode(const struct cli_command *cmd, struct cli_check_run *c, 
 	return 0;
 }
 
+/*
+ * -p and -y may write the image: what they read meanwhile is not the image,
+ * and the undo file is neither the image nor what they read.  -n writes
+ * nothing, so nothing it names can be lost.
+ */
+static int cli_check_names(const struct cli_command *cmd, const struct cli_check_run *c)
+{
+	struct cli_names names = { 0 };
+
+	if (c->mode == CLI_CHECK_READ)
+		return 0;
+	cli_names_add(&names, c->image, "the image", CLI_NAMED_IMAGE | CLI_NAMED_WRITTEN);
+	cli_names_add(&names, c->manifest, "the manifest (--manifest)", 0);
+	cli_names_add(&names, c->opts.certfile, "the certificate (--cert)", 0);
+	cli_names_add(&names, c->opts.cafile, "the CA certificates (--ca)", 0);
+	cli_names_add(&names, c->opts.ima_certfile, "the IMA certificate (--ima-cert)", 0);
+	cli_names_add(&names, c->undo_file, "the undo file (-z)",
+		      CLI_NAMED_UNDO | CLI_NAMED_WRITTEN);
+	return cli_names_check(cmd, &names);
+}
+
 /* What the options say together, once all are read */
 static int cli_check_combinations(const struct cli_command *cmd, struct cli_check_run *c)
 {
@@ -799,7 +821,7 @@ static int cli_check_combinations(const struct cli_command *cmd, struct cli_chec
 	for (size_t i = 0; i < c->nrequired; i++)
 		if (cli_normalize_path((char *)c->required[i]))
 			return cli_usage_error(cmd, CLI_MSG_RELATIVE, cli_name(c->required[i]));
-	return 0;
+	return cli_check_names(cmd, c);
 }
 
 static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[],

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ void cli_help(const struct cli_command *cmd)
 	cli_usage(cmd, stdout);
 }
 
-static int cli_status_usage(const struct cli_command *cmd)
+int cli_status_usage(const struct cli_command *cmd)
 {
 	return cmd->usage_status ? cmd->usage_status : CLI_EXIT_USAGE;
 }
@@ -61,6 +62,41 @@ int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 int cli_status_failure(const struct cli_command *cmd)
 {
 	return cmd->failure_status ? cmd->failure_status : CLI_EXIT_FAILURE;
+}
+
+/* what the library last logged: it names the file or the block, so nothing is read again to guess */
+static struct {
+	errcode_t err;
+	char object[PATH_MAX];
+	char detail[256];
+	char why[sizeof("()") + 256];
+} cli_logged;
+
+static void cli_log_note(void *ctx, errcode_t err, const char *object, const char *detail)
+{
+	(void)ctx;
+	cli_logged.err = err;
+	snprintf(cli_logged.object, sizeof(cli_logged.object), "%s", object ? object : "");
+	snprintf(cli_logged.detail, sizeof(cli_logged.detail), "%s", detail ? detail : "");
+}
+
+void cli_log_listen(void)
+{
+	cli_logged.err = 0;
+	e2verity_set_log_callback(cli_log_note, NULL);
+}
+
+const char *cli_log_object(errcode_t err)
+{
+	return err && cli_logged.err == err && cli_logged.object[0] ? cli_logged.object : NULL;
+}
+
+const char *cli_log_detail(errcode_t err)
+{
+	if (!err || cli_logged.err != err || !cli_logged.detail[0])
+		return "";
+	snprintf(cli_logged.why, sizeof(cli_logged.why), " (%s)", cli_logged.detail);
+	return cli_logged.why;
 }
 
 void cli_error(errcode_t err, const char *fmt, ...)

@@ -80,7 +80,18 @@ void cli_help(const struct cli_command *cmd);
 int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int cli_status_failure(const struct cli_command *cmd);
+/* The usage status, for a usage error said in another form than cli_usage_error()'s */
+int cli_status_usage(const struct cli_command *cmd);
 void cli_error(errcode_t err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * What the library logs (e2verity_set_log_callback()) is kept from here on:
+ * the file or the block a failure concerns, which its error code cannot say.
+ */
+void cli_log_listen(void);
+/* The file the library last logged with @err, or NULL */
+const char *cli_log_object(errcode_t err);
+/* " (<detail>)" of the library's last log of @err, for a message's end; "" if none */
+const char *cli_log_detail(errcode_t err);
 
 /* 1 if --help or -h comes before any "--": the dispatcher answers it for every command */
 int cli_wants_help(int argc, char *argv[]);

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/util.h"
 #include "cmd/host_digest.h"
+#include "image/same_file.h"
 #include "output/manifest.h"
 #include "output/names.h"
 
@@ -21,6 +22,7 @@ int cmd_digest(const struct cli_command *cmd, int argc, char *argv[])
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_tree_opts t = { 0 };
+	struct cli_names names = { 0 };
 	struct cli_getopt g;
 	int compact = 0, for_builtin_sig = 0, opt, r;
 
@@ -47,6 +49,16 @@ int cmd_digest(const struct cli_command *cmd, int argc, char *argv[])
 	t.params.threads.count = cli_default_threads();
 	if (e2verity_params_validate(&t.params))
 		return cli_usage_error(cmd, "invalid tree parameters");
+	/* a tree or descriptor written over a FILE, or over each other, would lose it */
+	for (int i = optind; i < argc; i++)
+		cli_names_add(&names, argv[i], "the file hashed", 0);
+	cli_names_add(&names, t.out_merkle_tree, "the Merkle tree file (--out-merkle-tree)",
+		      CLI_NAMED_WRITTEN);
+	cli_names_add(&names, t.out_descriptor, "the descriptor file (--out-descriptor)",
+		      CLI_NAMED_WRITTEN);
+	r = cli_names_check(cmd, &names);
+	if (r)
+		return r;
 
 	for (int i = optind; i < argc; i++) {
 		uint8_t formatted[E2VERITY_FORMATTED_DIGEST_MAX];

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cmd/host_digest.h"
 #include "cmd/signer.h"
+#include "image/same_file.h"
 #include "output/names.h"
 #include "output/outfile.h"
 
@@ -29,6 +30,7 @@ int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 	struct cli_tree_opts t = { 0 };
 	struct e2verity_result res;
 	struct cli_outfile out = { .fd = -1 };
+	struct cli_names names = { 0 };
 	int ret = CLI_EXIT_FAILURE, opt, r;
 	uint8_t *sig = NULL;
 	size_t sig_size;
@@ -59,6 +61,14 @@ int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 	t.params.threads.count = cli_default_threads();
 	if (e2verity_params_validate(&t.params))
 		return cli_usage_error(cmd, "invalid tree parameters");
+	/* the signature written over FILE or the key would lose it */
+	cli_names_add(&names, file, "the file signed", 0);
+	cli_names_add(&names, so.keyfile, "the key (--key)", 0);
+	cli_names_add(&names, so.certfile, "the certificate (--cert)", 0);
+	cli_names_add(&names, sigfile, "the signature file", CLI_NAMED_WRITTEN);
+	r = cli_names_check(cmd, &names);
+	if (r)
+		return r;
 
 	/* a bad key must not cost a whole file's hashing */
 	err = cli_load_signer(&so, &signer);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cmd/select.h"
 #include "image/image.h"
+#include "image/same_file.h"
 #include "output/names.h"
 
 /* unseal's command line is the one it shares with seal */
@@ -24,6 +25,7 @@ static int cli_unseal_parse(const struct cli_command *cmd, int argc, char *argv[
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int repeatable[] = { CLI_SELECT_REPEATABLE, 0 };
+	struct cli_names names = { 0 };
 	struct cli_getopt g;
 	int opt, r;
 
@@ -36,7 +38,12 @@ static int cli_unseal_parse(const struct cli_command *cmd, int argc, char *argv[
 		if (r == 0)
 			return g.status ? g.status : cli_usage_error(cmd, NULL);
 	}
-	return cli_write_args_finish(cmd, argc, argv, c);
+	r = cli_write_args_finish(cmd, argc, argv, c);
+	if (r)
+		return r;
+	/* the undo file and the lists are neither the image nor each other */
+	cli_write_args_names(c, &names);
+	return cli_names_check(cmd, &names);
 }
 
 /* what unseal says of each file, as the library judges and unseals them */
@@ -62,7 +69,8 @@ static errcode_t cli_unseal_judged(void *ctx, size_t i, errcode_t err)
 				cli_name(t->path));
 	} else if (err) {
 		cli_error(err, "while unsealing '%s'%s", cli_name(t->path),
-			  err == E2VERITY_ET_NOT_REGULAR ? cli_file_kind(u->fs, t->ino) : "");
+			  err == E2VERITY_ET_NOT_REGULAR ? cli_file_kind(u->fs, t->ino)
+							 : cli_log_detail(err));
 	} else if (u->c->dry_run && !u->c->quiet) {
 		printf("unseal %s\n", cli_name(t->path));
 	}
@@ -120,6 +128,8 @@ int cmd_unseal(const struct cli_command *cmd, int argc, char *argv[])
 	/* a selection that failed is judged whole, written not at all */
 	if (c.dry_run || sel.errors)
 		opts.flags |= E2VERITY_UNSEAL_CHECK_ONLY;
+	/* the library names the blocks and inodes of a refusal in its log */
+	cli_log_listen();
 	err = e2verity_unseal_files(img.fs, img.txn, inos, sel.n, &opts, &tot);
 	if (tot.refused || sel.errors) {
 		status = CLI_EXIT_FAILURE;
@@ -130,8 +140,8 @@ int cmd_unseal(const struct cli_command *cmd, int argc, char *argv[])
 		cli_error(err, "while reading the block maps of '%s'", cli_name(c.image));
 		status = CLI_EXIT_FAILURE;
 	} else if (err && tot.step == E2VERITY_FILES_WRITE) {
-		cli_error(err, "while unsealing '%s' in '%s'", cli_name(sel.v[tot.index].path),
-			  cli_name(c.image));
+		cli_error(err, "while unsealing '%s' in '%s'%s", cli_name(sel.v[tot.index].path),
+			  cli_name(c.image), cli_log_detail(err));
 		status = CLI_EXIT_FAILURE;
 	} else if (err) {
 		cli_error(err, "while committing to '%s'", c.image);

@@ -367,6 +367,15 @@ int cli_write_args_finish(const struct cli_command *cmd, int argc, char *argv[],
 	return 0;
 }
 
+void cli_write_args_names(const struct cli_write_args *w, struct cli_names *l)
+{
+	cli_names_add(l, w->image, "the image",
+		      CLI_NAMED_IMAGE | (w->dry_run ? 0 : CLI_NAMED_WRITTEN));
+	for (size_t i = 0; i < w->sel.nfiles_from; i++)
+		cli_names_add(l, w->sel.files_from[i], "the file list (--files-from)", 0);
+	cli_names_add(l, w->undo_file, "the undo file (-z)", CLI_NAMED_UNDO | CLI_NAMED_WRITTEN);
+}
+
 void cli_write_args_free(struct cli_write_args *w)
 {
 	cli_select_args_free(&w->sel);

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "image/image.h"
+#include "image/same_file.h"
 
 struct cli_target {
 	char *path; /* absolute, inside the image */
@@ -105,6 +106,11 @@ int cli_parse_write_option(int opt, const char *arg, struct cli_write_args *w);
 int cli_write_args_finish(const struct cli_command *cmd, int argc, char *argv[],
 			  struct cli_write_args *w);
 void cli_write_args_free(struct cli_write_args *w);
+/*
+ * The files of @w for cli_names_check(): the image (written unless a dry
+ * run), each --files-from list, the undo file (-z).  The command adds its own.
+ */
+void cli_write_args_names(const struct cli_write_args *w, struct cli_names *l);
 /*
  * Opens w->image as seal and unseal do: for writing, with the undo file (-z),
  * or with @preflight read-only, judged as for writing (a shared lock in a dry

@@ -17,23 +17,11 @@
 
 #define CLI_PASS_MAX 1024
 
-/* what the library last said failed: it names the file, so nothing is reopened to guess */
-static struct {
-	errcode_t err;
-	char object[PATH_MAX];
-} cli_last_failure;
-
-static void cli_note_failure(void *ctx, errcode_t err, const char *object, const char *detail)
-{
-	cli_last_failure.err = err;
-	snprintf(cli_last_failure.object, sizeof(cli_last_failure.object), "%s",
-		 object ? object : "");
-}
-
+/* the library names the file that failed, so nothing is reopened to guess */
 const char *cli_failed_file(errcode_t err, const char *keyfile, const char *certfile)
 {
-	if (cli_last_failure.err == err && cli_last_failure.object[0])
-		return cli_last_failure.object;
+	if (cli_log_object(err))
+		return cli_log_object(err);
 	return certfile && err == E2VERITY_ET_CERT_LOAD ? certfile : keyfile;
 }
 
@@ -130,8 +118,7 @@ static errcode_t cli_load_with_pass(const struct cli_signer_opts *o, cli_key_loa
 	char prompt[256], pass[CLI_PASS_MAX];
 	errcode_t err;
 
-	cli_last_failure.err = 0;
-	e2verity_set_log_callback(cli_note_failure, NULL);
+	cli_log_listen();
 	if (o->key_pass) {
 		err = cli_pass_from(o->key_pass, pass, sizeof(pass));
 		if (err) {
@@ -198,13 +185,12 @@ errcode_t cli_load_verifier(const char *certfile, const char *cafile, struct e2v
 {
 	errcode_t err;
 
-	cli_last_failure.err = 0;
-	e2verity_set_log_callback(cli_note_failure, NULL);
+	cli_log_listen();
 	err = e2verity_verifier_load(certfile, cafile, v);
 	if (!err)
 		return 0;
-	if (cli_last_failure.err == err && cli_last_failure.object[0])
-		*failed = cli_last_failure.object;
+	if (cli_log_object(err))
+		*failed = cli_log_object(err);
 	else
 		*failed = certfile ? certfile : cafile;
 	cli_error(err, "while loading '%s'", cli_name(*failed));

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -16,6 +15,7 @@
 #include "cli/cli.h"
 #include "image/container.h"
 #include "image/disk.h"
+#include "image/same_file.h"
 #include "image/undo_io.h"
 #include "output/names.h"
 
@@ -86,26 +86,33 @@ static void cli_fix_time(ext2_filsys fs)
  */
 static errcode_t cli_undo_setup(struct cli_image *img, const char *undo, io_manager *io)
 {
-	struct stat st;
-	char *copy;
+	const struct cli_named named[] = {
+		{ img->path, "the image", CLI_NAMED_IMAGE | CLI_NAMED_WRITTEN },
+		{ undo, "the undo file (-z)", CLI_NAMED_UNDO | CLI_NAMED_WRITTEN },
+	};
+	size_t which;
+	char *name;
+	errcode_t err;
 	int fd;
 
 	img->doing = "creating the undo file";
-	if (stat(undo, &st) == 0 && S_ISDIR(st.st_mode)) {
-		copy = strdup(img->path);
-		if (!copy)
-			return ENOMEM;
-		if (asprintf(&img->undo_path, "%s/e2verity-%s.e2undo", undo, basename(copy)) < 0)
-			img->undo_path = NULL;
-		free(copy);
-		if (!img->undo_path)
-			return ENOMEM;
-	} else {
-		img->undo_path = strdup(undo);
-		if (!img->undo_path)
-			return ENOMEM;
-	}
+	img->undo_path = cli_undo_name(undo, img->path);
+	if (!img->undo_path)
+		return ENOMEM;
 	img->what = img->undo_path;
+	/*
+	 * The unlink below must never take the image: the commands refuse such
+	 * a command line first (cli_names_check()); this is the door's own proof,
+	 * for whichever caller comes here without it.
+	 */
+	err = cli_named_clash(named, sizeof(named) / sizeof(named[0]), &which, &name, img->why,
+			      sizeof(img->why));
+	free(name);
+	if (err) {
+		img->doing = "checking the undo file (-z)";
+		img->reason = img->why;
+		return err;
+	}
 	/* like the e2fsprogs tools' -z: a fresh undo file for this run */
 	if (unlink(img->undo_path) < 0 && errno != ENOENT)
 		return errno;

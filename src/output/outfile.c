@@ -45,12 +45,7 @@ static char *cli_dir_of(const char *path)
 	return strndup(path, slash - path);
 }
 
-/*
- * @path with every symbolic link of its last component followed, as open()
- * would follow them, also when the last one points to nothing yet (then the
- * file is created there).
- */
-static errcode_t cli_follow_links(const char *path, char **target)
+errcode_t cli_follow_links(const char *path, char **target)
 {
 	char *p = strdup(path), *link = NULL, *dir, *next;
 	struct stat st;

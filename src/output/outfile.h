@@ -34,6 +34,12 @@ errcode_t cli_outfile_write(struct cli_outfile *o, const void *buf, size_t len);
 errcode_t cli_outfile_commit(struct cli_outfile *o);
 /* Drops what was written; the named file is as it was.  Safe on a zeroed struct. */
 void cli_outfile_abort(struct cli_outfile *o);
+/*
+ * @path with every symbolic link of its last component followed, as open()
+ * would follow them, also when the last one points to nothing yet (then the
+ * file is created there).  *@target is malloc()ed.
+ */
+errcode_t cli_follow_links(const char *path, char **target);
 /* $TMPDIR, or /tmp */
 const char *cli_tmpdir(void);
 /*

@@ -150,7 +150,7 @@ static errcode_t cli_seal_judged(void *ctx, size_t i, errcode_t err,
 	if (err)
 		cli_error(err, "while checking '%s'%s", cli_name(j->sel->v[i].path),
 			  err == E2VERITY_ET_NOT_REGULAR ? cli_file_kind(j->fs, j->sel->v[i].ino)
-							 : "");
+							 : cli_log_detail(err));
 	else if (c->w.dry_run && !c->w.quiet)
 		cli_seal_list(j->sel, i, cli_action_word(c, plan), plan->blocks_needed,
 			      cli_ima_words(plan));
@@ -317,6 +317,8 @@ int cmd_seal(const struct cli_command *cmd, int argc, char *argv[])
 		goto out;
 	}
 	c.opts.owners = owners;
+	/* the library names the blocks and inodes of a refusal in its log */
+	cli_log_listen();
 	status = cli_seal_preflight(&c, fs, &sel, plans, &work);
 	if (status == CLI_EXIT_OK && c.detached)
 		status = cli_detached_verify(&c, fs, &sel, plans);

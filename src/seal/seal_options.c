@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "cmd/select.h"
 #include "cmd/signer.h"
+#include "image/same_file.h"
 #include "output/manifest.h"
 #include "output/outfile.h"
 #include "seal/seal_ima.h"
@@ -64,6 +65,28 @@ static int cli_seal_parse_ima(const struct cli_command *cmd, struct cli_seal_run
 				       "--ima-only signs the digest each file was sealed with: "
 				       "the tree options have no use");
 	return 0;
+}
+
+/*
+ * Nothing the run writes (the undo file, the manifest) may be the image, a
+ * file it reads or each other, and nothing it reads while it writes the image
+ * may be the image: said before a key is loaded or a file made.
+ */
+static int cli_seal_names_check(const struct cli_command *cmd, const struct cli_seal_run *c)
+{
+	struct cli_names names = { 0 };
+
+	cli_write_args_names(&c->w, &names);
+	cli_names_add(&names, c->sigdir, "the signatures (--signatures-from)", 0);
+	cli_names_add(&names, c->sigfile, "the signature (--signature)", 0);
+	cli_names_add(&names, c->ima_sigsrc, "the security.ima values (--ima-signatures-from)", 0);
+	cli_names_add(&names, c->so.keyfile, "the key (--key)", 0);
+	cli_names_add(&names, c->so.certfile, "the certificate (--cert)", 0);
+	cli_names_add(&names, c->cafile, "the CA certificates (--ca)", 0);
+	cli_names_add(&names, c->ima_so.keyfile, "the IMA key (--ima-key)", 0);
+	cli_names_add(&names, c->ima_so.certfile, "the IMA certificate (--ima-cert)", 0);
+	cli_names_add(&names, c->manifest, "the manifest (--manifest)", CLI_NAMED_WRITTEN);
+	return cli_names_check(cmd, &names);
 }
 
 int cli_seal_parse(const struct cli_command *cmd, int argc, char *argv[], struct cli_seal_run *c)
@@ -215,6 +238,9 @@ int cli_seal_parse(const struct cli_command *cmd, int argc, char *argv[], struct
 		return r;
 	if (e2verity_params_validate(&c->tree.params))
 		return cli_usage_error(cmd, "invalid tree parameters");
+	r = cli_seal_names_check(cmd, c);
+	if (r)
+		return r;
 	c->opts.params = c->tree.params;
 	/* -q quiets what is printed; progress, asked for, still shows on a terminal */
 	cli_progress_init(&c->bar, c->progress, -1, c->w.image);

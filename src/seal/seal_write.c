@@ -115,8 +115,9 @@ int cli_seal_write(struct cli_seal_run *c, const struct cli_selection *sel,
 		break;
 	case E2VERITY_FILES_WRITE:
 		if (err != E2VERITY_ET_CANCELLED)
-			cli_error(err, "while sealing '%s' in '%s'",
-				  cli_name(sel->v[tot.index].path), cli_name(c->w.image));
+			cli_error(err, "while sealing '%s' in '%s'%s",
+				  cli_name(sel->v[tot.index].path), cli_name(c->w.image),
+				  cli_log_detail(err));
 		break;
 	case E2VERITY_FILES_COMMIT:
 		cli_error(err, "while committing to '%s'", cli_name(img.name));
