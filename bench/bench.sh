@@ -157,7 +157,7 @@ group()
 		cpu=$(awk '{ print $3 + $4 }' res/$i | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 		[ -n "$ref" ] || ref=$med
 		# the clock counts thousandths: below that, the bounds a thousandth gives
-		lt= gt=
+		lt='' gt=''
 		if [ "$(echo "$med < 0.001" | bc)" = 1 ]; then
 			med=0.001 lt='<' gt='>'
 		fi

@@ -10,8 +10,8 @@ set -eu
 export LC_ALL=C
 cd "$(dirname "$0")/.."
 
-# dirs: each case's directory, tests/check/cases/NAME
-dirs()
+# case_dirs: each case's directory, tests/check/cases/NAME
+case_dirs()
 {
 	for d in tests/check/cases/*/; do
 		[ -f "$d/recipe" ] && echo "${d%/}"
@@ -24,12 +24,12 @@ list()
 	echo "# cases.am - written by scripts/cases-am.sh --update from the directories of tests/check/cases:"
 	echo "# one automake test per case (make check TESTS=tests/check/cases/NAME.case runs one)"
 	printf 'CASE_TESTS ='
-	for d in $(dirs); do
+	for d in $(case_dirs); do
 		printf ' \\\n\t%s.case' "$d"
 	done
 	# what make dist takes: the cases, not what a run leaves beside them
 	printf '\nCASE_FILES = tests/check/cases/README'
-	for d in $(dirs); do
+	for d in $(case_dirs); do
 		printf ' \\\n\t%s/recipe %s/expect' "$d" "$d"
 	done
 	printf '\n'

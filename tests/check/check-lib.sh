@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # check-lib.sh - sealed files made by an independent oracle (fsverity-utils + debugfs)
 #
 # Source after tests/lib.sh.  A sealed file is assembled without e2verity: the Merkle tree and

@@ -4,7 +4,7 @@
 #
 # Sources completion/e2verity in bash, sets COMP_WORDS/COMP_CWORD as bash would and checks
 # COMPREPLY.  The expected paths come from the directory the image was made of (mke2fs -d).
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd bash mke2fs
 t_tmpdir
 

@@ -7,7 +7,7 @@
 # The loops are cut out of the documents and run as they are, with sh.  Oracles: each stored
 # signature verifies with openssl against the formatted digest that fsverity digest
 # --for-builtin-sig gives for the source file, chained to the CA; e2fsck -fn.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd mke2fs e2fsck python3 openssl xxd perl fsverity
 t_tmpdir
 cd "$T_TMP" || exit 1

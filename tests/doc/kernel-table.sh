@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # kernel-table.sh - README's "Kernel compatibility" table is what scripts/kernel-table.sh makes of
 # tests/kernel/results/, the verdicts tests/kernel/block-sizes-kernel.sh compares each kernel with
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 t_tmpdir
 
 sed -n '/<!-- kernel-table begin/,/<!-- kernel-table end/p' "$top_srcdir/README.md" |

@@ -4,7 +4,7 @@
 #
 # The options come from each command's own usage ("e2verity CMD --help") and from the getopt
 # tables in src/, so an option added anywhere fails this test until the man page has it.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd groff
 t_tmpdir
 man=$top_srcdir/doc/e2verity.8

@@ -5,7 +5,7 @@
 # Each indented block of README.md with "$ " lines is run as one bash script, in one scratch
 # directory holding a copy of images/, with e2verity on the PATH; its standard output must be
 # the block's other lines.  Blocks without "$ " lines are not commands to run.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd bash mke2fs e2fsck debugfs fsverity openssl cmp sfdisk img2simg simg2img
 t_tmpdir
 

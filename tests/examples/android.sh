@@ -5,7 +5,7 @@
 # Oracles: the result is still a sparse image (its magic), simg2img expands it to an image that
 # e2fsck finds clean, and the manifest is "fsverity digest" of exactly the files under
 # system/app, system/priv-app and system/framework.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd mke2fs e2fsck fsverity img2simg simg2img od du cmp
 t_tmpdir
 

@@ -5,7 +5,7 @@
 # Every regular file (a hard-linked one and an empty one among them; a symlink is left alone) must
 # be sealed with the digest fsverity-utils computes from the host file, e2fsck must find the
 # image clean, and a second run must find every file sealed already.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd mke2fs e2fsck fsverity
 SEAL_IMAGE=$top_builddir/doc/examples/seal-image
 [ -x "$SEAL_IMAGE" ] || skip "no $SEAL_IMAGE"

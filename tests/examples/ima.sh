@@ -6,7 +6,7 @@
 # security.ima (read by debugfs) carries the certificate's key id and a signature openssl verifies
 # over the hash of {6, 4, digest}, e2fsck finds the image clean, and the policy names the UUID
 # dumpe2fs reads.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd mke2fs e2fsck debugfs dumpe2fs fsverity openssl xxd du
 t_tmpdir
 cd "$T_TMP" || exit 1

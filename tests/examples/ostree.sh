@@ -5,7 +5,7 @@
 # Oracles: the digest list must be "fsverity digest" of the source files, and each signature
 # stored in the image must be the bytes "fsverity sign" makes from the source file with the
 # same key (RSA, so they are deterministic); e2fsck must find the image clean.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd mke2fs e2fsck fsverity openssl perl du cmp
 t_tmpdir
 

@@ -4,7 +4,7 @@
 #
 # The manifest must list exactly the files under the chosen paths, each with the digest
 # fsverity-utils computes from the host file; e2fsck must find the image clean.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd mke2fs e2fsck fsverity du
 t_tmpdir
 

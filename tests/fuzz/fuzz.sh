@@ -28,7 +28,7 @@ for f in $(find "$top_srcdir/lib" -name "*.c" | sort); do
 done
 for f in $srcs "$top_builddir/lib/e2verity_err.c"; do
 	o=$(basename "$f" .c).o
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046 # the flags are separate words
 	"$CLANG" $san -fsanitize=fuzzer-no-link $inc $(pkg-config --cflags ext2fs com_err libcrypto) \
 		-c "$f" -o "$o" 2>>cc.err || { cat cc.err >&2; fail "compiling $f"; finish; }
 	objs="$objs $o"

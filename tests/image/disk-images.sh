@@ -134,8 +134,8 @@ if len(sys.argv) > 2:  # turn the zero fills into "don't care" chunks, as other 
 print(kinds[0xcac1], kinds[0xcac2], kinds[0xcac3])
 EOF
 	python3 chunks.py sparse.img holes.img >before.chunks
-	read -r raw0 fill0 dc0 <before.chunks
-	read -r rawh fillh dch <<EOF2
+	read -r _ fill0 _ <before.chunks
+	read -r _ _ dch <<EOF2
 $(python3 chunks.py holes.img)
 EOF2
 	check "img2simg wrote fills ($fill0), the copy \"don't care\" chunks ($dch)" \
@@ -146,13 +146,13 @@ EOF2
 	check "seal of a sparse image: exit 0" test $? -eq 0
 	check "seal of a sparse image: the digests of fsverity" \
 		grep -qxF "$(digest_of /holes) /holes" out
-	read -r raw1 fill1 dc1 <<EOF2
+	read -r _ fill1 _ <<EOF2
 $(python3 chunks.py sparse.img)
 EOF2
 	check "written back as a sparse image, fills kept ($fill0 -> $fill1 fill blocks)" \
 		test "$fill1" -gt $((fill0 - 2000))
 	"$E2VERITY" seal holes.img /a /b /hello /holes >/dev/null 2>&1
-	read -r raw2 fill2 dc2 <<EOF2
+	read -r _ _ dc2 <<EOF2
 $(python3 chunks.py holes.img)
 EOF2
 	check "\"don't care\" chunks stay holes ($dch -> $dc2 blocks)" test "$dc2" -gt $((dch - 2000))

@@ -29,7 +29,13 @@ ino_of()
 # no temporary file left beside what was written
 no_leftovers()
 {
-	! ls -a "$@" 2>/dev/null | grep -q 'e2verity-'
+	for nl_d in "$@"; do
+		for nl_f in "$nl_d"/*e2verity-* "$nl_d"/.*e2verity-*; do
+			if [ -e "$nl_f" ] || [ -L "$nl_f" ]; then
+				return 1
+			fi
+		done
+	done
 }
 
 # ---- a symbolic link: the file it points to gets the manifest, the link stays a link ----

@@ -7,7 +7,7 @@
 # certificate in the key file. evmctl's own output comes back through --ima-signatures-from=FILE,
 # ECDSA signatures too, and check verifies them.
 # evmctl comes from tests/kernel/fetch-kernels.sh (target ima-evm-utils), cached; SKIP without it.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/image/image-lib.sh"
 . "$top_srcdir/tests/kernel/kernel-lib.sh"
 require_cmd openssl xxd
@@ -20,7 +20,8 @@ if [ ! -f "$env_file" ]; then
 		skip "evmctl 1.5 (Debian 13's ima-evm-utils) cannot be fetched: $(cat \
 			"$(kh_kernel_cache)/ima-evm-utils.why" 2>/dev/null || tail -n 1 fetch.out)"
 fi
-EVMCTL= EVMCTL_LIBDIR= EVMCTL_LOADER= EVMCTL_VERSION=
+EVMCTL='' EVMCTL_LIBDIR='' EVMCTL_LOADER='' EVMCTL_VERSION=''
+# shellcheck disable=SC1090 # written by fetch-kernels.sh, in the kernel cache
 . "$env_file"
 # evmctl unpacked from trixie, run by trixie's loader over trixie's libraries
 evmctl()

@@ -7,7 +7,7 @@
 # the certificate's subject key identifier as openssl prints it; e2fsck -fn is clean after every
 # write. Then --ima-only, --force, check's findings, measure, dump, unseal, extended attribute
 # blocks (moved, never rewritten in place; full; shared), quota, detached signing.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/image/image-lib.sh"
 require_cmd openssl xxd
 t_tmpdir

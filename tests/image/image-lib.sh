@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # image-lib.sh - oracles for sealed files in ext4 images: e2fsck, debugfs, fsverity-utils
 # Sourced after tests/lib.sh.  Nothing here uses e2verity's own code to judge e2verity.
 

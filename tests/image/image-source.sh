@@ -30,6 +30,7 @@ check "stored digests are fsverity digest's" cmp -s want got
 data=$((16777216 + 8388608))
 for how in source none; do
 	"$SOURCE_READS" img $how >$how.out 2>$how.err || fail "$how: exit $?: $(cat $how.err)"
+	# shellcheck disable=SC2034 # bytes is read by the eval below
 	read -r _ files _ failed _ bytes <$how.out
 	check "$how: 10 files, none failed" test "$files" = 10 -a "$failed" = 0
 	eval "bytes_$how=\${bytes:-0}"

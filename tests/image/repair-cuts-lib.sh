@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # repair-cuts-lib.sh - check -p and -y cut at every write (sourced by seal-crash.sh and
 # seal-crash-nojournal.sh, after their FILES, src/, want.all and FAULT are set up): after recovery
 # (the journal's replay, or e2fsck -p without one) e2fsck is clean, no file's data changed, and

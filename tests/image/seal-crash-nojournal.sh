@@ -6,7 +6,7 @@
 # a clean image. With --ima-key (and its unseal, and --ima-only), a file is sealed exactly when it
 # has its security.ima: in the inode, which switches with it, or in an extended attribute block
 # allocated in the transaction (written before the inode, never the old one rewritten in place)
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/image/image-lib.sh"
 require_cmd openssl fsverity
 FAULT=${top_builddir:-.}/tests/helpers/e2verity-fault

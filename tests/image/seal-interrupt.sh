@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # seal-interrupt.sh - signals, kill -9 at spread-out moments, journal-less images, refusals of
 # unhealthy images and bad undo paths, unseal's quota, and a full host disk
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/image/image-lib.sh"
 require_cmd openssl dumpe2fs e2undo
 FAULT=${top_builddir:-.}/tests/helpers/e2verity-fault
@@ -114,6 +114,7 @@ done
 "$E2VERITY" check -j1 kill.img >chk.out 2>chk.err &
 pid=$!
 for i in $(seq 100); do
+	# shellcheck disable=SC2010 # the names are fd numbers: grep reads the links' targets
 	ls -l /proc/$pid/fd 2>/dev/null | grep -q 'kill\.img$' && break
 	sleep 0.05
 done

@@ -4,7 +4,7 @@
 # skipped in one line (each with -v), and a stopped run counts them as skipped, not as sealed
 #
 # Oracle for the summary: the files measure --all lists before and after the stopped run.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 FAULT=${top_builddir:-.}/tests/helpers/e2verity-fault
 [ -x "$FAULT" ] || skip "tests/helpers/e2verity-fault is not built"
 require_cmd mke2fs truncate

@@ -102,6 +102,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 	[ -n "$copy" ] && break
 	sleep 0.5
 done
+# shellcheck disable=SC2010 # the names are fd numbers: grep reads the links' targets
 fdn=$(ls -l /proc/$pid/fd 2>/dev/null | grep ' (deleted)$' | grep "$TMPDIR" | sed 's/.* \([0-9]*\) -> .*/\1/' | head -n 1)
 check "the copy in TMPDIR has no name ('$copy')" test -n "$fdn"
 if [ -n "$fdn" ]; then

@@ -5,7 +5,7 @@
 # file every time and gives back the image byte for byte (or, stopped before the undo file had its
 # header, there is none and the image is untouched); with IMAGE?offset= too.
 # Oracles: e2undo, cmp.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/image/image-lib.sh"
 require_cmd e2undo
 FAULT=${top_builddir:-.}/tests/helpers/e2verity-fault

@@ -149,7 +149,7 @@ disk_of()
 while read -r fs tree name f; do
 	echo "/mnt/$(disk_of "$fs")/t$tree-$name/$f"
 done <plan >paths
-while read -r fs tree f blk; do
+while read -r fs tree f _; do
 	echo "/mnt/$(disk_of "$fs")/$f"
 done <corrupt >corrupt.paths
 start=$(date +%s)

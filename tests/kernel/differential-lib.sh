@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # differential-lib.sh - the sealed files and the mutations of tests/kernel/differential.sh
 #
 # Source after tests/lib.sh and tests/kernel/kernel-lib.sh, in the test's work directory.  The
@@ -50,7 +51,7 @@ dl_template()
 				_size=${_sz#*:}
 				_n=$((_n + 1))
 				seeded "src/$_name" "$_size" "$_n" || return 1
-				_alg=sha256 _opts= _signed=0
+				_alg=sha256 _opts='' _signed=0
 				case $_f in
 				e512 | k512)
 					_alg=sha512
@@ -84,6 +85,7 @@ dl_template()
 	done
 	rm -f tree.tmp dg.tmp
 	mke2fs -q -F -t ext4 -b 4096 -O verity -d src template.img 128M >/dev/null 2>&1 || return 1
+	# shellcheck disable=SC2046 # the names are separate words (no blanks in them)
 	"$E2VERITY" seal -q template.img $(dl_names e256) &&
 		"$E2VERITY" seal -q --hash-alg=sha512 --salt=$DL_SALT template.img $(dl_names e512) &&
 		"$E2VERITY" seal -q --key=signer.key --cert=signer.crt template.img $(dl_names esig) &&
@@ -225,6 +227,7 @@ dl_system_block()
 }
 
 # the mutation classes, and those that need a signature
+# shellcheck disable=SC2034 # read by differential.sh
 DL_CLASSES="data tree desc-version desc-hash desc-logbs desc-saltsize desc-sigsize desc-datasize \
 desc-root desc-salt desc-reserved size-word pad-tail pad-desc isize flags ext-order ext-zero \
 ext-overlap ext-dup ext-meta meta-swap sig-byte sig-trunc sig-append p7-edit p7-resign"
@@ -255,6 +258,7 @@ dl_mutate()
 			_i=$((_i + 1))
 		done
 		eval "_nb=\${$((_lvl + 1))}"
+		# shellcheck disable=SC2154 # _nb: set by the eval above
 		dl_rand $((_nb * 4096))
 		DL_DESC="level $_lvl byte $DL_V"
 		dl_xor "$_img" "$_nm" $((_off + DL_V)) || return 2
@@ -380,6 +384,7 @@ dl_mutate()
 			_k=0
 			while [ "$_k" -lt "$_entries" ]; do
 				eval "_lb0=\$W$((3 + 3 * _k))"
+				# shellcheck disable=SC2154 # _lb0: set by the eval above
 				[ "$_lb0" -gt "$_lb" ] && break
 				_k=$((_k + 1))
 			done
@@ -416,6 +421,7 @@ dl_mutate()
 		dd if="$_img" of=swap.b bs=4096 skip=$((_b / 4096)) count=1 status=none
 		dd if=swap.b of="$_img" bs=4096 seek=$((_a / 4096)) conv=notrunc status=none
 		dd if=swap.a of="$_img" bs=4096 seek=$((_b / 4096)) conv=notrunc status=none
+		# shellcheck disable=SC2034 # read by differential.sh
 		DL_ALSO=$_other
 		;;
 	sig-byte)
@@ -524,13 +530,14 @@ dl_p7_resign()
 {
 	_key=signer.key _cert=signer.crt
 	case $I_FLAV in eca | kca) _key=leaf.key _cert=leaf.crt ;; esac
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046 # the options are separate words
 	hex2bin "$(fsverity digest --compact --for-builtin-sig $([ "$I_ALG" = sha512 ] &&
 		echo "--hash-alg=sha512 --salt=$DL_SALT") "$1")" >signed.bin
 	dl_pick "smime -noattr -md sha1" "smime -noattr -md md5" "smime -noattr -md sha224" \
 		"smime -noattr -md sha384" "smime -noattr -md sha512" "smime -noattr -md sha3-256" \
 		"smime -md sha256" "smime -nosmimecap -md sha256" "cms -nosmimecap -md sha256" \
 		"cms -noattr -keyid -md sha256"
+	# shellcheck disable=SC2034 # read by differential.sh
 	DL_DESC="openssl $DL_W"
 	# shellcheck disable=SC2086
 	openssl $DL_W -sign -binary -outform der -signer "$_cert" -inkey "$_key" -in signed.bin \

@@ -37,6 +37,7 @@ cd "$T_TMP" || exit 99
 
 SEED=${E2V_DIFF_SEED:-24}
 COUNT=${E2V_DIFF_COUNT:-48}
+# shellcheck disable=SC2034 # the state of dl_rand (differential-lib.sh)
 DL_R=$SEED
 start=$(date +%s)
 
@@ -83,7 +84,7 @@ while [ "$cases" -lt "$COUNT" ]; do
 				other=${name%-*}-$((3 - ${name##*-}))
 				case $unused in *" $other "*) ;; *) continue ;; esac
 			fi
-			DL_ALSO= DL_DESC=
+			DL_ALSO='' DL_DESC=''
 			dl_mutate b.img "$name" "$class"
 			rc=$?
 		done
@@ -134,7 +135,7 @@ GUEST
 			ERR*) kernel=unsealed ;;
 			*)
 				# the data is the same, the descriptor not: measure must say what the kernel says
-				kernel=other-digest
+				kernel='other-digest'
 				mine=$("$E2VERITY" measure b.img "/$name" 2>&1 | cut -d' ' -f1)
 				[ "$mine" = "$meas" ] || kernel="other-digest:kernel=$meas,measure=$mine"
 				;;
@@ -163,7 +164,7 @@ GUEST
 		other-digest/0) verdict=agree ;;
 		other-digest/4)
 			verdict=STRICTER
-			known_stricter "$what " "$errors" "$kernel" && verdict=known-stricter
+			known_stricter "$what " "$errors" "$kernel" && verdict='known-stricter'
 			;;
 		unsealed/4)
 			case $errors in *NOT_SEALED*) verdict=agree ;; *) verdict=STRICTER ;; esac
@@ -172,7 +173,7 @@ GUEST
 		ok/0) verdict=agree ;;
 		ok/4)
 			verdict=STRICTER
-			known_stricter "$what " "$errors" "$kernel" && verdict=known-stricter
+			known_stricter "$what " "$errors" "$kernel" && verdict='known-stricter'
 			;;
 		*) verdict=BROKEN ;;
 		esac

@@ -23,7 +23,7 @@ kh_setup mke2fs e2fsck debugfs dumpe2fs openssl sha256sum awk xxd
 [ -x "$E2VERITY" ] || skip "$E2VERITY is not built"
 t_tmpdir
 tmp=$T_TMP
-cd "$tmp"
+cd "$tmp" || exit 1
 
 ossl()
 {

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # kernel-lib.sh - host side of the real-kernel test harness (source it; POSIX sh)
 #
 # A test does:
@@ -119,7 +120,7 @@ kh_targets()
 # KH_KMODULES_EXTRA, KH_PAGE_SIZE; or set KH_WHY and return 1
 kh_use_target()
 {
-	KH_TARGET= KH_USERLAND= KH_KMODULES_EXTRA= KH_WHY=
+	KH_TARGET='' KH_USERLAND='' KH_KMODULES_EXTRA='' KH_WHY=''
 	if kh_find_kernel && [ "$(kh_target_name "$KH_KVER")" = "$1" ]; then
 		KH_ARCH=${E2V_KARCH:-$(uname -m)}
 		KH_QEMU=${E2V_QEMU:-qemu-system-$KH_ARCH}
@@ -134,7 +135,7 @@ kh_use_target()
 			fi
 			return 1
 		fi
-		KT_USERLAND= KT_KMODULES_EXTRA=
+		KT_USERLAND='' KT_KMODULES_EXTRA=''
 		# shellcheck disable=SC1090 # written by fetch-kernels.sh
 		. "$_env"
 		KH_KERNEL=$KT_KERNEL KH_KVER=$KT_KVER KH_KMODDIR=$KT_KMODDIR KH_ARCH=$KT_ARCH

@@ -17,7 +17,7 @@ kh_setup mke2fs e2fsck openssl sha256sum awk cmp
 [ -x "$E2VERITY" ] || skip "$E2VERITY is not built"
 t_tmpdir
 tmp=$T_TMP
-cd "$tmp"
+cd "$tmp" || exit 1
 
 ossl()
 {

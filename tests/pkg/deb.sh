@@ -8,7 +8,7 @@
 # command seals and checks the bundled sample (fsverity digest and e2fsck are the oracles),
 # and a program is built against the library through pkg-config.  The packages are removed
 # again whatever happens.  Needs root, as dpkg does.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 require_cmd dpkg-buildpackage dh lintian dpkg pkg-config cc fsverity mke2fs e2fsck flock bash
 [ -z "${E2VERITY_IN_PACKAGE_BUILD:-}" ] || skip "inside the package build itself (debian/rules)"
 [ "$(id -u)" -eq 0 ] || skip "installing packages needs root"
@@ -116,6 +116,7 @@ got=$(bash -c '. /usr/share/bash-completion/completions/e2verity
 [ "$got" = "/hello.txt" ] && pass "installed completion" || fail "installed completion gave '$got'"
 
 # a program built against the installed library
+# shellcheck disable=SC2046 # the flags are separate words
 if cc -Wall -o "$T_TMP/use-lib" "$top_srcdir/tests/pkg/use-lib.c" \
 	$(pkg-config --cflags e2verity) $(pkg-config --libs e2verity) 2>"$T_TMP/cc.log"; then
 	pass "cc with pkg-config e2verity"
