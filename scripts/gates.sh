@@ -4,14 +4,15 @@
 #
 # Usage: sh scripts/gates.sh [GATE...]     (default: every gate, in this order)
 #   format       clang-format --dry-run -Werror over every tracked .c and .h
-#   shellcheck   shellcheck -S warning over every shell script of the tree
+#   "shellcheck" shellcheck -S warning over every shell script of the tree
 #   cppcheck     cppcheck --enable=warning,portability over lib/, src/ and tests/
 #   scan-build   clang's static analyzer through a build of the tree (scan-build --status-bugs)
 #   cxx-headers  the public headers compiled as C++ (their extern "C" blocks)
 # A finding that is not a defect is suppressed at its line, with the reason (HACKING.md says how).
 # Work files go to $TMPDIR/e2verity-gates; the tree itself is only read.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck disable=SC2034 # the source tree, for the gates that build a copy of it
 src=$PWD
 work=${TMPDIR:-/tmp}/e2verity-gates
 rm -rf "$work"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # lib.sh - helpers sourced by the shell tests (automake exit codes: 0 pass, 1 fail, 77 skip)
 
 : "${E2VERITY:=${top_builddir:-.}/e2verity}"
@@ -58,6 +59,7 @@ other_user()
 		echo "skip: user nobody cannot run $E2VERITY (a directory above it is not searchable by nobody)" >&2
 		return 0
 	fi
+	# shellcheck disable=SC2034 # read by the test that called other_user
 	AS_USER=$_p
 }
 

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # cases-lib.sh - what the recipes of tests/check/cases/*/recipe use: a small image, field edits, and
 # run/guard, which record each command's output and exit status for the driver to diff
 #
@@ -75,6 +76,7 @@ poke_le32()
 }
 
 # the helper that rewrites fields of a PKCS#7 signature (tests/helpers/pkcs7-edit.c)
+# shellcheck disable=SC2034 # used by the recipes (sig-*)
 P7EDIT=${top_builddir:-$top_srcdir}/tests/helpers/pkcs7-edit
 
 # put_sig SIGFILE: SIGFILE becomes /a's built-in signature, after the descriptor at 135168 in the

@@ -9,6 +9,7 @@
 # each as img and src/ (the host copies). A test run without make check builds its own.
 out=${1:?usage: make-fixtures.sh DIR}
 : "${top_srcdir:=.}"
+# shellcheck disable=SC2034 # read by check-lib.sh: the fixtures are being made, none to copy
 E2V_FIXTURES=
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/check/check-lib.sh"
