@@ -17,6 +17,7 @@ E2V_FIXTURES=
 rm -rf "$out" "$out.tmp"
 mkdir -p "$out.tmp/sample" "$out.tmp/base" "$out.tmp/work" || exit 1
 # check-lib.sh's scratch files
+# shellcheck disable=SC2034 # read by check-lib.sh
 T_TMP=$(cd "$out.tmp/work" && pwd)
 (cd "$out.tmp/sample" && sample_image) || { echo "make-fixtures: the sample image failed" >&2; exit 1; }
 (cd "$out.tmp/base" && base_image) || { echo "make-fixtures: the base image failed" >&2; exit 1; }
