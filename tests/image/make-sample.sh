@@ -70,6 +70,9 @@ if [ "${0##*/}" = make-sample.sh ]; then
 	out=$1
 	shift
 	: "${E2VERITY:=$(dirname "$0")/../../e2verity}"
+	# rand_bytes and the other helpers (sourced, the caller has them already)
+	# shellcheck source=tests/lib.sh
+	. "$(dirname "$0")/../lib.sh"
 	set -e
 	mkdir -p "$out"
 	rm -rf "$out/files"
