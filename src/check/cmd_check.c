@@ -768,7 +768,7 @@ static int cli_push(const char ***v, size_t *n, const char *arg)
 	return 0;
 }
 
-/* -n, -p (-a), -y: one of them */
+/* -n, -p, -y: one of them */
 static int cli_set_mode(const struct cli_command *cmd, struct cli_check_run *c, int opt,
 			int *letter)
 {
@@ -776,7 +776,7 @@ static int cli_set_mode(const struct cli_command *cmd, struct cli_check_run *c, 
 				: opt == 'n' ? CLI_CHECK_READ
 					     : CLI_CHECK_PREEN;
 
-	if (*letter && *letter != opt && !(strchr("pa", *letter) && strchr("pa", opt)))
+	if (*letter && *letter != opt)
 		return cli_usage_error(cmd, "-%c and -%c exclude each other", *letter, opt);
 	*letter = opt;
 	c->mode = m;
@@ -853,7 +853,11 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 	c->opts.threads.count = cli_default_threads();
 	c->kernel.page_size = 4096;
 	c->recheck = SIZE_MAX;
-	/* e2fsck's letters where they mean the same: -n, -p (-a), -y, -f, -C, -v, -V, -z */
+	/*
+	 * e2fsck's letters where they mean the same: -n, -p, -y, -f, -C, -v, -V, -z.
+	 * Not e2fsck's -a (its old -p): seal -a and measure -a mean "all files",
+	 * and one who meant that must not get writes.
+	 */
 	cli_getopt_init(&g, cmd, argc, argv, "j:C:nfpayqrvVz:", longopts);
 	g.repeatable = repeatable;
 	while ((opt = cli_getopt(&g)) != -1) {
@@ -920,9 +924,13 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 		case 'f':
 			/* e2fsck's "even if clean": every sealed file is always checked */
 			break;
+		case 'a':
+			return cli_usage_error(cmd,
+					       "-a is not an option of check: -p repairs what is "
+					       "safe unattended, the default -n only reads; "
+					       "check always checks every sealed file");
 		case 'n':
 		case 'p':
-		case 'a':
 		case 'y':
 			status = cli_set_mode(cmd, c, opt, &letter);
 			if (status)

@@ -39,8 +39,8 @@ check "--progress off a terminal: silent" test ! -s err
 check "-n -f: exit 0, the same report" sh -c "cmp plain.out out && test ! -s err"
 "$E2VERITY" check -fn img >out 2>err
 check "-fn: the same report" sh -c "cmp plain.out out && test ! -s err"
-# -p (-a) and -y repair; on a clean image they find nothing to repair and write nothing
-for o in -p -a -y -fy; do
+# -p and -y repair; on a clean image they find nothing to repair and write nothing
+for o in -p -y -fy; do
 	cp img rw.img
 	"$E2VERITY" check $o rw.img >out 2>err
 	same "check $o on a clean image: exit 0" $? 0
@@ -49,6 +49,11 @@ for o in -p -a -y -fy; do
 done
 expect_fail "-p -y" 16 "-p and -y exclude each other" "$E2VERITY" check -p -y img
 expect_fail "-n -p" 16 "-n and -p exclude each other" "$E2VERITY" check -n -p img
+# -a (e2fsck's old -p) means "all files" to seal and measure: refused, the image not written
+cp img rw.img
+expect_fail "-a" 16 "-a is not an option of check: -p repairs .*; check always checks every sealed file" \
+	"$E2VERITY" check -a rw.img
+check "check -a: the image is not written" cmp -s img rw.img
 expect_fail "-z without -p or -y" 16 "-z needs -p or -y" "$E2VERITY" check -z undo img
 "$E2VERITY" check -q img >out 2>err
 same "-q: exit 0" $? 0

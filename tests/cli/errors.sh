@@ -97,6 +97,9 @@ done <<'EOF'
 2|^e2verity: unrecognized option '--bogus'$|dump --bogus img /good descriptor
 2|^e2verity: unrecognized option '--bogus'$|digest --bogus src/good
 2|^e2verity: invalid option -- 'Q'$|seal -Q img /good
+# check -a: e2fsck's old -p, but "all files" to seal and measure: refused, never a write
+16|^e2verity: -a is not an option of check: -p repairs what is safe unattended, the default -n only reads; check always checks every sealed file$|check -a img
+16|^e2verity: -a is not an option of check|check -n -a img
 # a bad thread count
 2|^e2verity: invalid thread count '0' (1 to 64)$|seal -j 0 img /good
 2|^e2verity: invalid thread count '65' (1 to 64)$|seal -j 65 img /good
