@@ -50,10 +50,11 @@ static const struct cli_command cli_commands[] = {
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
 	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", CLI_EXIT_USAGE,
 	  CLI_EXIT_FAILURE },
-	{ "diff", cmd_diff, "List the sealed files two images or manifests differ by",
+	{ "diff", cmd_diff,
+	  "List the sealed files two images or manifests differ by (exit status as diff)",
 	  "[--partition=N|NAME|UUID] [--json] [--verify] [-j N] [-q|-v] OLD NEW\n"
 	  "\t\t(OLD and NEW: images, or manifests of seal, measure or check --json; - is stdin)",
-	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
+	  CLI_EXIT_USAGE, 2 /* diff(1): trouble */ },
 	{ "dump", cmd_dump, "Write a sealed file's stored verity metadata to standard output",
 	  "[--partition=N|NAME|UUID] [--offset=N] [--length=N]\n"
 	  "\t\tIMAGE PATH merkle_tree|descriptor|signature|ima\n"

@@ -18,6 +18,13 @@
 #include "output/manifest_read.h"
 #include "output/names.h"
 
+/* diff(1)'s exit statuses */
+enum {
+	CLI_DIFF_SAME = 0,
+	CLI_DIFF_DIFFERENT = 1,
+	CLI_DIFF_TROUBLE = 2,
+};
+
 enum {
 	OPT_JSON = OPT_FIRST_PRIVATE,
 	OPT_VERIFY,
@@ -452,18 +459,19 @@ int cmd_diff(const struct cli_command *cmd, int argc, char *argv[])
 		err = e2verity_workers_new(c.threads.count, &c.threads.workers);
 		if (err) {
 			cli_error(err, "while starting hashing threads");
-			return CLI_EXIT_FAILURE;
+			return CLI_DIFF_TROUBLE;
 		}
 	}
-	status = CLI_EXIT_OK;
 	if (cli_diff_load(&c, 0) || cli_diff_load(&c, 1)) {
-		status = cli_cancel ? 128 + cli_cancel : CLI_EXIT_FAILURE;
+		status = cli_cancel ? 128 + cli_cancel : CLI_DIFF_TROUBLE;
 		goto out;
 	}
 	cli_diff_walk(&c, cli_diff_count, NULL);
+	/* as diff(1): 0 the same, 1 different, 2 trouble (which wins over a difference) */
+	status = c.added || c.removed || c.changed ? CLI_DIFF_DIFFERENT : CLI_DIFF_SAME;
 	/* what could not be compared was said; the rest is still the diff */
 	if (c.nfaults)
-		status = CLI_EXIT_FAILURE;
+		status = CLI_DIFF_TROUBLE;
 	if (c.json) {
 		cli_diff_json(&c, status);
 	} else {
@@ -474,7 +482,7 @@ int cmd_diff(const struct cli_command *cmd, int argc, char *argv[])
 			       c.changed, c.unchanged, c.nfaults ? "; some not compared" : "");
 	}
 	if (cli_flush_stdout())
-		status = CLI_EXIT_FAILURE;
+		status = CLI_DIFF_TROUBLE;
 out:
 	for (size_t i = 0; i < c.nfaults; i++) {
 		free(c.faults[i].path);
