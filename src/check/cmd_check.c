@@ -315,10 +315,10 @@ static void cli_print_repair(const struct cli_checked *r, const char *label)
 		return;
 	}
 	if (!r->resealed) {
-		printf("%s: repaired: %llu of %llu Merkle tree blocks rewritten from the data; "
+		printf("%s: repaired: %llu of %llu Merkle tree block%s rewritten from the data; "
 		       "the digest, descriptor and signature are unchanged\n",
 		       label, (unsigned long long)r->rres.blocks_rewritten,
-		       (unsigned long long)r->rres.tree_blocks);
+		       (unsigned long long)r->rres.tree_blocks, cli_s(r->rres.tree_blocks));
 		return;
 	}
 	cli_format_digest(r->rres.desc.hash_algorithm, r->rres.digest, digest);
@@ -368,19 +368,21 @@ static void cli_print_text(struct cli_check_run *c, const struct e2verity_check_
 			 (unsigned long long)st->ima_files);
 	else
 		msg[0] = '\0';
-	printf("%s: %llu files checked, %llu passed, %llu failed, %llu skipped, %llu signed%s; "
-	       "%llu bytes hashed%s",
-	       cli_name(c->image), (unsigned long long)st->files, (unsigned long long)st->passed,
-	       (unsigned long long)st->failed, (unsigned long long)st->skipped,
-	       (unsigned long long)st->signed_files, msg, (unsigned long long)st->bytes_hashed,
+	printf("%s: %llu file%s checked, %llu passed, %llu failed, %llu skipped, %llu signed%s; "
+	       "%llu byte%s hashed%s",
+	       cli_name(c->image), (unsigned long long)st->files, cli_s(st->files),
+	       (unsigned long long)st->passed, (unsigned long long)st->failed,
+	       (unsigned long long)st->skipped, (unsigned long long)st->signed_files, msg,
+	       (unsigned long long)st->bytes_hashed, cli_s(st->bytes_hashed),
 	       c->needs_recovery ? "; journal not replayed" : "");
 	if (c->manifest)
-		printf("; manifest: %zu paths, %llu findings", c->listing.n,
-		       (unsigned long long)c->manifest_findings);
+		printf("; manifest: %zu path%s, %llu finding%s", c->listing.n, cli_s(c->listing.n),
+		       (unsigned long long)c->manifest_findings, cli_s(c->manifest_findings));
 	if (c->require_sealed)
-		printf("; %u files not sealed", c->not_sealed);
+		printf("; %u file%s not sealed", c->not_sealed, cli_s(c->not_sealed));
 	if (c->mode != CLI_CHECK_READ)
-		printf("; %u files repaired, %u left with errors", c->repaired, c->left);
+		printf("; %u file%s repaired, %u left with errors", c->repaired, cli_s(c->repaired),
+		       c->left);
 	oldest = cli_image_kernel(c, &none);
 	cli_kernel_string(oldest, v, sizeof(v));
 	/* said when asked (-v), or when it is news: not every kernel with fs-verity reads them */
@@ -1036,8 +1038,8 @@ static int cli_check_read_manifest(struct cli_check_run *c)
 	if (!c->listing.nproblems)
 		return 0;
 	snprintf(c->errbuf, sizeof(c->errbuf),
-		 "the manifest '%s' cannot be trusted (%zu problems): nothing was checked",
-		 cli_name(c->manifest), c->listing.nproblems);
+		 "the manifest '%s' cannot be trusted (%zu problem%s): nothing was checked",
+		 cli_name(c->manifest), c->listing.nproblems, cli_s(c->listing.nproblems));
 	fprintf(stderr, "%s: %s\n", cli_prog, c->errbuf);
 	return FSCK_ERROR;
 }

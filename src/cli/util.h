@@ -28,4 +28,10 @@ errcode_t cli_write_all(int fd, const void *buf, size_t len, off_t offset);
 errcode_t cli_read_whole(const char *path, size_t max, uint8_t **ret, size_t *size);
 errcode_t cli_tree_to_fd(void *ctx, const void *block, size_t size, uint64_t offset);
 
+/* The plural's "s" after a count: "1 file", "0 files", "2 files" */
+static inline const char *cli_s(unsigned long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 #endif /* CLI_UTIL_H */

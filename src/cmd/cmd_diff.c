@@ -227,8 +227,9 @@ static int cli_diff_load(struct cli_diff_run *c, int side)
 	if (cli_listing_read(c->names[side], &c->side[side]))
 		return -1;
 	if (c->side[side].nproblems) {
-		fprintf(stderr, "%s: the manifest '%s' cannot be trusted (%zu problems)\n",
-			cli_prog, cli_name(c->names[side]), c->side[side].nproblems);
+		fprintf(stderr, "%s: the manifest '%s' cannot be trusted (%zu problem%s)\n",
+			cli_prog, cli_name(c->names[side]), c->side[side].nproblems,
+			cli_s(c->side[side].nproblems));
 		return -1;
 	}
 	return 0;

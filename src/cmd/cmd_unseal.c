@@ -8,6 +8,7 @@
 
 #include "cmd/cmd_unseal.h"
 #include "cli/cancel.h"
+#include "cli/util.h"
 #include "cli/cli.h"
 #include "cmd/select.h"
 #include "image/image.h"
@@ -82,8 +83,8 @@ static void cli_unseal_written(void *ctx, size_t i, blk64_t freed)
 	const struct cli_unseal_ctx *u = ctx;
 
 	if (u->c->verbose)
-		printf("unsealed %s: %llu blocks freed\n", cli_name(u->sel->v[i].path),
-		       (unsigned long long)freed);
+		printf("unsealed %s: %llu block%s freed\n", cli_name(u->sel->v[i].path),
+		       (unsigned long long)freed, cli_s(freed));
 }
 
 int cmd_unseal(const struct cli_command *cmd, int argc, char *argv[])

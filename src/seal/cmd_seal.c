@@ -8,6 +8,7 @@
 
 #include "seal/cmd_seal.h"
 #include "cli/cancel.h"
+#include "cli/util.h"
 #include "cli/cli.h"
 #include "cmd/select.h"
 #include "cmd/signer.h"
@@ -199,8 +200,9 @@ static int cli_seal_preflight(struct cli_seal_run *c, ext2_filsys fs,
 		return CLI_EXIT_FAILURE;
 	}
 	if (c->w.dry_run && !c->w.quiet)
-		printf("%zu files, %llu blocks needed, %llu free\n", sel->n,
-		       (unsigned long long)tot.blocks_needed, (unsigned long long)tot.blocks_free);
+		printf("%zu file%s, %llu block%s needed, %llu free\n", sel->n, cli_s(sel->n),
+		       (unsigned long long)tot.blocks_needed, cli_s(tot.blocks_needed),
+		       (unsigned long long)tot.blocks_free);
 	return CLI_EXIT_OK;
 }
 

@@ -8,6 +8,7 @@
 
 #include "seal/seal_output.h"
 #include "cli/cli.h"
+#include "cli/util.h"
 #include "cmd/select.h"
 #include "image/image.h"
 #include "output/manifest.h"
@@ -171,13 +172,14 @@ static void cli_seal_verbose(const char *path, const struct e2verity_seal_result
 	if (r->ima == E2VERITY_IMA_WRITE || r->ima == E2VERITY_IMA_REPLACE)
 		snprintf(ima, sizeof(ima), ", security.ima of key %08x", r->ima_key_id);
 	fprintf(stderr,
-		"%s: %s: %s, %llu bytes, %u-byte tree blocks, metadata at blocks %llu-%llu, "
-		"%llu blocks allocated, %llu freed%s%s%s\n",
+		"%s: %s: %s, %llu byte%s, %u-byte tree blocks, metadata at blocks %llu-%llu, "
+		"%llu block%s allocated, %llu freed%s%s%s\n",
 		cli_prog, cli_name(path), r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
-		(unsigned long long)r->desc.data_size, 1u << r->desc.log_blocksize,
-		(unsigned long long)(r->layout.merkle_pos / bs),
+		(unsigned long long)r->desc.data_size, cli_s(r->desc.data_size),
+		1u << r->desc.log_blocksize, (unsigned long long)(r->layout.merkle_pos / bs),
 		(unsigned long long)(r->layout.end / bs - 1),
-		(unsigned long long)r->blocks_allocated, (unsigned long long)r->blocks_freed,
+		(unsigned long long)r->blocks_allocated, cli_s(r->blocks_allocated),
+		(unsigned long long)r->blocks_freed,
 		r->tail_zeroed ? ", stale bytes after EOF zeroed" : "",
 		r->inline_moved ? ", inline data moved to a block" : "", ima);
 }
@@ -223,7 +225,7 @@ void cli_seal_list(const struct cli_selection *sel, size_t i, const char *action
 
 	printf("%s ", action);
 	cli_write_name(stdout, sel->v[i].path);
-	printf(" (%llu blocks at most%s)\n", (unsigned long long)blocks, more);
+	printf(" (%llu block%s at most%s)\n", (unsigned long long)blocks, cli_s(blocks), more);
 	links = cli_select_links(sel, sel->v[i].ino, &n);
 	for (size_t k = 0; k < n; k++) {
 		fputs("and ", stdout);

@@ -8,6 +8,7 @@
 
 #include "seal/seal_write.h"
 #include "cli/cancel.h"
+#include "cli/util.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "cmd/select.h"
@@ -138,12 +139,13 @@ int cli_seal_write(struct cli_seal_run *c, const struct cli_selection *sel,
 		status = 128 + cli_cancel;
 	/* the files sealed before this run are not counted as its work */
 	if (status != CLI_EXIT_OK && !c->w.quiet && tot.skipped)
-		fprintf(stderr, "%s: %s: %zu of %zu files sealed, %zu skipped (sealed already)\n",
+		fprintf(stderr, "%s: %s: %zu of %zu file%s sealed, %zu skipped (sealed already)\n",
 			cli_prog, cli_cancel ? strsignal(cli_cancel) : "stopped", tot.done, sel->n,
-			tot.skipped);
+			cli_s(sel->n), tot.skipped);
 	else if (status != CLI_EXIT_OK && !c->w.quiet)
-		fprintf(stderr, "%s: %s: %zu of %zu files sealed\n", cli_prog,
-			cli_cancel ? strsignal(cli_cancel) : "stopped", tot.done, sel->n);
+		fprintf(stderr, "%s: %s: %zu of %zu file%s sealed\n", cli_prog,
+			cli_cancel ? strsignal(cli_cancel) : "stopped", tot.done, sel->n,
+			cli_s(sel->n));
 	c->sel = NULL;
 	c->plans = NULL;
 	free(inos);

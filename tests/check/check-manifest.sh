@@ -163,7 +163,7 @@ mkimg req.img src 32M -b 4096 || exit 1
 findings --require-sealed req.img
 same "--require-sealed: the file left out, NOT_SEALED alone" "$got" "/b NOT_SEALED"
 same "--require-sealed: exit 4" "$st" 4
-check "--require-sealed: the summary counts it" grep -q '; 1 files not sealed$' out
+check "--require-sealed: the summary counts it" grep -q '; 1 file not sealed$' out
 findings --require-sealed --exclude=/b req.img
 same "--require-sealed --exclude=/b: nothing, exit 0" "$st $got" "0 "
 findings --require-sealed=/d --require-sealed=/skip req.img

@@ -98,7 +98,7 @@ truncate -s 20M mbr.img
 printf 'start=2048, size=30720, type=83\n' | sfdisk -q mbr.img || fail "sfdisk mbr"
 mke2fs -q -F -t ext4 -b 4096 -O verity -d src -E offset=1048576 mbr.img 15M >/dev/null 2>&1
 "$E2VERITY" seal -q --partition=1 mbr.img /a && "$E2VERITY" check --partition=1 mbr.img /a >out
-check "MBR --partition=1: sealed and checked" grep -q ': 1 files checked, 1 passed' out
+check "MBR --partition=1: sealed and checked" grep -q ': 1 file checked, 1 passed' out
 # an MBR has no backup table at the end: a cut image still shows a partition that runs past it
 head -c 10485760 mbr.img >short.img
 expect_fail "a partition past the end of the image" 1 \

@@ -81,7 +81,7 @@ check "--signatures-from: image unchanged" cmp -s planted.img planted.before
 # measure --all and check never print the bad name: refused, or the file left without one
 expect_fail "measure --all refused" 1 "is not a name a path can hold" "$E2VERITY" measure --all slash.img
 "$E2VERITY" check -v slash.img >check.out 2>check.err
-check "check: the sealed file is checked" grep -q '^slash.img: 1 files checked, 1 passed' check.out
+check "check: the sealed file is checked" grep -q '^slash.img: 1 file checked, 1 passed' check.out
 check "check -v: no path with the bad name" sh -c '! grep -q "decoy" check.out'
 check "check -v: the file has no name" grep -q '^ok sha256:[0-9a-f]* (no name)$' check.out
 

@@ -184,7 +184,7 @@ cp base.img v.img
 check "-q: silent" test ! -s q.out -a ! -s q.err
 "$E2VERITY" seal -v v.img /etc/a.conf >v.out 2>v.err || fail "-v: exit $?"
 check "-v: details" grep -q "^e2verity: /etc/a.conf: sealed, 7 bytes, 4096-byte tree blocks, \
-metadata at blocks 16-16, 1 blocks allocated, 0 freed$" v.err
+metadata at blocks 16-16, 1 block allocated, 0 freed$" v.err
 
 # stale bytes after EOF, initialized blocks past EOF, unwritten blocks past EOF
 rand_bytes 20000 >stale

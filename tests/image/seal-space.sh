@@ -20,7 +20,7 @@ estimate()
 {
 	_img=$1 _path=$2
 	shift 2
-	"$E2VERITY" seal -n "$@" "$_img" "$_path" | sed -n 's/^1 files, \([0-9]*\) blocks needed, .*/\1/p'
+	"$E2VERITY" seal -n "$@" "$_img" "$_path" | sed -n 's/^1 file, \([0-9]*\) blocks\{0,1\} needed, .*/\1/p'
 }
 
 # shape NAME IMG PATH BLOCKS EXACT [seal options]: seals PATH alone in a copy of IMG; the filesystem
