@@ -241,6 +241,20 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 		err = cli_health(img, flags);
 		if (err)
 			return err;
+		/*
+		 * e2fsck falls back to the backup descriptors when the primary
+		 * ones fail this test: nothing is written through them.
+		 */
+		img->doing = "checking the group descriptors of";
+		err = ext2fs_check_desc(img->fs);
+		if (err) {
+			snprintf(
+				img->why, sizeof(img->why),
+				" (the primary group descriptors are corrupt; run e2fsck -f on the "
+				"image first)");
+			img->reason = img->why;
+			return err;
+		}
 	}
 	if (!(flags & CLI_IMAGE_WRITE))
 		return 0;
