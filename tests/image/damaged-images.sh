@@ -21,6 +21,7 @@ refuse()
 
 mkdir -p src
 printf 'hello\n' >src/good
+printf 'other\n' >src/other
 mkimg ok.img src 16M -b 4096 -O verity
 
 # 1. corrupt primary group descriptors (ext2fs_check_desc fails; e2fsck uses the backups)
@@ -38,7 +39,33 @@ debugfs -w -R "set_bg 0 checksum calc" gd2.img >/dev/null 2>&1
 refuse "inode table over the superblock" "Corrupt group descriptor: bad block for inode table while checking the group descriptors" \
 	gd2.img /good
 
-#ITEM2
+# 2. directory entries naming inodes e2fsck treats as free: every file is judged before anything is
+# written, so the healthy file named first is not sealed either
+ino_of()
+{
+	debugfs -R "stat \"$2\"" "$1" 2>/dev/null | sed -n 's/^Inode: *\([0-9]*\).*/\1/p'
+}
+hi=/good lo=/other
+[ "$(ino_of ok.img /good)" -gt "$(ino_of ok.img /other)" ] || { hi=/other lo=/good; }
+hino=$(ino_of ok.img $hi)
+ipg=$(dumpe2fs -h ok.img 2>/dev/null | sed -n 's/^Inodes per group: *//p')
+cp ok.img unused.img
+debugfs -w -R "set_bg 0 itable_unused $((ipg - hino + 1))" unused.img >/dev/null 2>&1
+debugfs -w -R "set_bg 0 checksum calc" unused.img >/dev/null 2>&1
+refuse "inode in the unused area" "Directory entry names an inode that is not in use (run e2fsck -f first) while [a-z]* '$hi' (inode $hino: in group 0's unused area (bg_itable_unused $((ipg - hino + 1))))" \
+	unused.img $hi
+cp unused.img before.img
+expect_fail "unused area, healthy file first" 1 "while checking '$hi' (inode $hino:" "$E2VERITY" seal unused.img $lo $hi
+cmp -s unused.img before.img || fail "unused area, healthy file first: the image changed"
+cp ok.img uninit.img
+debugfs -w -R "set_bg 0 flags 1" uninit.img >/dev/null 2>&1
+debugfs -w -R "set_bg 0 checksum calc" uninit.img >/dev/null 2>&1
+refuse "inode in an INODE_UNINIT group" "not in use (run e2fsck -f first) while [a-z]* '$hi' (inode $hino: its group 0 is marked INODE_UNINIT)" \
+	uninit.img $hi
+cp ok.img freei.img
+debugfs -w -R "freei $hi" freei.img >/dev/null 2>&1
+refuse "inode free in the bitmap" "not in use (run e2fsck -f first) while [a-z]* '$hi' (inode $hino: free in the inode bitmap)" \
+	freei.img $hi
 
 #ITEM3
 
