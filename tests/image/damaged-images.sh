@@ -67,7 +67,31 @@ debugfs -w -R "freei $hi" freei.img >/dev/null 2>&1
 refuse "inode free in the bitmap" "not in use (run e2fsck -f first) while [a-z]* '$hi' (inode $hino: free in the inode bitmap)" \
 	freei.img $hi
 
-#ITEM3
+# 3. a zeroed primary superblock with intact backups: writing commands name the backup and the
+# e2fsck -b that repairs the image; read-only ones read through the backup and warn
+mkimg sb1k.img src 16M -b 1024 -O verity
+dd if=/dev/zero of=sb1k.img bs=1024 seek=1 count=1 conv=notrunc 2>/dev/null
+refuse "zeroed superblock, 1 KiB blocks" "Bad magic number in super-block while opening 'sb1k.img' (the primary superblock is damaged; the backup at block 8193 is intact: run e2fsck -b 8193 -B 1024 sb1k.img)" \
+	sb1k.img /good
+# 4 KiB blocks: group 1 starts at block 32768, so the image needs two groups; a sealed file is read
+mkimg sb4k.img src 160M -b 4096 -O verity
+check "4 KiB image seals" sh -c '"$0" seal sb4k.img /good >/dev/null' "$E2VERITY"
+digest=$("$E2VERITY" measure sb4k.img /good 2>/dev/null)
+dd if=/dev/zero of=sb4k.img bs=1024 seek=1 count=1 conv=notrunc 2>/dev/null
+refuse "zeroed superblock, 4 KiB blocks" "the primary superblock is damaged; the backup at block 32768 is intact: run e2fsck -b 32768 -B 4096 sb4k.img)" \
+	sb4k.img /good
+cp sb4k.img before.img
+warning="warning: the primary superblock of 'sb4k.img' is damaged (Bad magic number in super-block); reading through the backup at block 32768 (e2fsck -b 32768 -B 4096 repairs it)"
+"$E2VERITY" check sb4k.img >out 2>err
+st=$?
+[ "$st" -eq 0 ] || fail "check through the backup: exit $st: $(cat err)"
+grep -qF "$warning" err || fail "check through the backup: no warning: $(cat err)"
+grep -q "1 files checked, 1 passed, 0 failed" out || fail "check through the backup: $(cat out)"
+got=$("$E2VERITY" measure sb4k.img /good 2>err)
+[ -n "$digest" ] && [ "$got" = "$digest" ] || fail "measure through the backup: '$got', want '$digest'"
+grep -qF "$warning" err || fail "measure through the backup: no warning: $(cat err)"
+cmp -s sb4k.img before.img && pass "read-only commands leave the image as it was" ||
+	fail "a read-only command changed sb4k.img"
 
 # the healthy image still seals and unseals
 cp ok.img work.img
