@@ -25,4 +25,12 @@ struct e2v_inode_rule {
 const struct e2v_inode_rule *e2v_inode_verity_rule(ext2_filsys fs, const struct ext2_inode *in,
 						   enum e2v_verity_use use);
 
+/*
+ * 0 if @ino is in use: set in the inode bitmap (read here if it is not
+ * loaded) and, with uninit_bg or metadata_csum, neither in an INODE_UNINIT
+ * group nor in its group's unused area (bg_itable_unused), which e2fsck
+ * treats as free.  Else E2VERITY_ET_INODE_UNUSED, with the reason logged.
+ */
+errcode_t e2v_inode_in_use(ext2_filsys fs, ext2_ino_t ino);
+
 #endif /* E2VERITY_INODE_RULES_H */

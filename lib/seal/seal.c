@@ -386,6 +386,10 @@ static errcode_t e2v_seal_prepare_keep(ext2_filsys fs, ext2_ino_t ino,
 
 	if (keep)
 		memset(keep, 0, sizeof(*keep));
+	/* an inode e2fsck treats as free gets nothing written for it */
+	err = e2v_inode_in_use(fs, ino);
+	if (err)
+		return err;
 	if (opts->flags & E2VERITY_SEAL_IMA_ONLY)
 		err = e2v_plan_ima_only(fs, ino, opts, plan);
 	else

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "ext4/extent_renew.h"
+#include "ext4/inode_rules.h"
 #include "ima_xattr.h"
 #include "txn/orphan.h"
 #include "ext4/past_eof.h"
@@ -23,6 +24,9 @@ static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino,
 	errcode_t err;
 
 	*opened = 0;
+	err = e2v_inode_in_use(fs, ino);
+	if (err)
+		return err;
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;

@@ -139,6 +139,53 @@ static errcode_t cli_health(struct cli_image *img, unsigned int flags)
 	return 0;
 }
 
+/*
+ * The primary superblock failed to open with @err: as e2fsck does, try
+ * group 1's backup for each usual block size.  A read-only open reads
+ * through it (with a warning); a writing one is refused, naming the backup
+ * and the e2fsck -b that repairs the image.  Returns @err if no backup opens.
+ */
+static errcode_t cli_backup_super(struct cli_image *img, const char *opts, int open_flags,
+				  int writing, errcode_t err)
+{
+	ext2_filsys fs = NULL;
+	unsigned int bsize;
+	blk64_t super;
+
+	if (err != EXT2_ET_BAD_MAGIC && err != EXT2_ET_CORRUPT_SUPERBLOCK &&
+	    err != EXT2_ET_SB_CSUM_INVALID)
+		return err;
+	open_flags &= ~(EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE);
+	for (bsize = 1024; bsize <= 4096; bsize *= 2) {
+		/* group 1's first block: 8 * bsize blocks per group, after block 1 for 1 KiB */
+		super = (blk64_t)bsize * 8 + (bsize == 1024);
+		if (!ext2fs_open2(img->disk->open_name, opts, open_flags, super, bsize, CLI_BASE_IO,
+				  &fs))
+			break;
+		fs = NULL;
+	}
+	if (!fs)
+		return err;
+	if (writing) {
+		ext2fs_close_free(&fs);
+		snprintf(img->why, sizeof(img->why),
+			 " (the primary superblock is damaged; the backup at block %llu is intact: "
+			 "run e2fsck -b %llu -B %u %s)",
+			 (unsigned long long)super, (unsigned long long)super, bsize,
+			 cli_name(img->name));
+		img->reason = img->why;
+		return err;
+	}
+	if (!(img->flags & CLI_IMAGE_QUIET))
+		fprintf(stderr,
+			"%s: warning: the primary superblock of '%s' is damaged (%s); reading "
+			"through the backup at block %llu (e2fsck -b %llu -B %u repairs it)\n",
+			cli_prog, cli_name(img->name), error_message(err),
+			(unsigned long long)super, (unsigned long long)super, bsize);
+	img->fs = fs;
+	return 0;
+}
+
 errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int flags,
 			 const char *undo)
 {
@@ -216,6 +263,8 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 	img->doing = "opening";
 	img->what = name;
 	err = ext2fs_open2(img->disk->open_name, opts, open_flags, 0, 0, io, &img->fs);
+	if (err)
+		err = cli_backup_super(img, opts, open_flags, writing, err);
 	if (err) {
 		img->fs = NULL;
 		/* nothing was written: an undo file would only mislead */
@@ -241,6 +290,20 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 		err = cli_health(img, flags);
 		if (err)
 			return err;
+		/*
+		 * e2fsck falls back to the backup descriptors when the primary
+		 * ones fail this test: nothing is written through them.
+		 */
+		img->doing = "checking the group descriptors of";
+		err = ext2fs_check_desc(img->fs);
+		if (err) {
+			snprintf(
+				img->why, sizeof(img->why),
+				" (the primary group descriptors are corrupt; run e2fsck -f on the "
+				"image first)");
+			img->reason = img->why;
+			return err;
+		}
 	}
 	if (!(flags & CLI_IMAGE_WRITE))
 		return 0;
