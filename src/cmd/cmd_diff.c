@@ -209,7 +209,7 @@ out:
 	if (want)
 		ext2fs_free_inode_bitmap(want);
 	cli_manifest_free(&mf);
-	cli_close_image(image, &fs, 0);
+	cli_close_image(image, &fs);
 	return ret;
 }
 
@@ -297,6 +297,7 @@ static void cli_diff_walk(struct cli_diff_run *c, cli_diff_fn fn, void *ctx)
 static void cli_diff_count(struct cli_diff_run *c, enum cli_diff_kind kind,
 			   const struct cli_listed *a, const struct cli_listed *b, void *ctx)
 {
+	(void)a, (void)b, (void)ctx; /* a cli_diff_fn: the kind alone is counted */
 	c->added += kind == CLI_ADDED;
 	c->removed += kind == CLI_REMOVED;
 	c->changed += kind == CLI_CHANGED;
@@ -307,6 +308,7 @@ static void cli_diff_count(struct cli_diff_run *c, enum cli_diff_kind kind,
 static void cli_diff_text(struct cli_diff_run *c, enum cli_diff_kind kind,
 			  const struct cli_listed *a, const struct cli_listed *b, void *ctx)
 {
+	(void)ctx; /* a cli_diff_fn */
 	switch (kind) {
 	case CLI_ADDED:
 		cli_diff_line("added", b, NULL);
@@ -335,6 +337,7 @@ static void cli_diff_json_one(struct cli_diff_run *c, enum cli_diff_kind kind,
 {
 	struct cli_diff_json_ctx *x = ctx;
 
+	(void)c; /* a cli_diff_fn */
 	if (kind != x->kind)
 		return;
 	if (kind == CLI_CHANGED)

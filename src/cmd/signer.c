@@ -25,6 +25,7 @@ static struct {
 
 static void cli_note_failure(void *ctx, errcode_t err, const char *object, const char *detail)
 {
+	(void)ctx, (void)detail; /* an e2verity_log_fn: the file's name is all the messages need */
 	cli_last_failure.err = err;
 	snprintf(cli_last_failure.object, sizeof(cli_last_failure.object), "%s",
 		 object ? object : "");

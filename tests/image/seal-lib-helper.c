@@ -20,6 +20,7 @@ static errcode_t sign_from_file(void *ctx, unsigned int alg, const uint8_t *dige
 {
 	struct sig_file *s = ctx;
 
+	(void)alg, (void)digest; /* the same signature, whatever the file */
 	s->calls++;
 	*sig = malloc(s->size);
 	if (!*sig)
