@@ -858,6 +858,7 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 			c->manifest = optarg;
 			break;
 		case OPT_MANIFEST_EXTRA:
+			CLI_ANALYZER_ASSUME(optarg); /* required_argument: getopt_long() sets it */
 			if (strcmp(optarg, "error") == 0)
 				c->extra = CLI_EXTRA_ERROR;
 			else if (strcmp(optarg, "warn") == 0)

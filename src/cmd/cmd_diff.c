@@ -215,6 +215,8 @@ out:
 
 static int cli_diff_load(struct cli_diff_run *c, int side)
 {
+	/* cli_diff_parse() returns 0 with both names only (cli_usage_error() is never 0) */
+	CLI_ANALYZER_ASSUME(c->names[side]);
 	if (!cli_is_manifest(c->names[side]))
 		return cli_diff_image(c, side);
 	if (cli_listing_read(c->names[side], &c->side[side]))
