@@ -66,19 +66,120 @@ gate_shellcheck()
 	return $sc_rc
 }
 
+# A copy of the tracked sources in $1, for the gates that configure and build: the tree itself
+# is only read, and a configured tree cannot be the source of another (VPATH) build.
+gate_copy()
+{
+	mkdir -p "$1" || return 1
+	if git rev-parse --git-dir >/dev/null 2>&1; then
+		git ls-files -z | tar --null -T - -cf - | (cd "$1" && tar xf -)
+	else
+		tar cf - --exclude='*.o' --exclude='*.lo' --exclude=.libs . | (cd "$1" && tar xf -) &&
+			(cd "$1" && { [ ! -f Makefile ] || make distclean >/dev/null; })
+	fi
+}
+
+# The com_err header the build generates (lib/e2verity_err.h), made alone into $1: the public
+# headers include it, and cppcheck needs its codes
+gate_err_header()
+{
+	mkdir -p "$1" && (cd "$1" && compile_et "$src/lib/e2verity_err.et")
+}
+
 gate_cppcheck()
 {
-	:
+	gate_err_header "$work/cppcheck" || return 1
+	# no -D: cppcheck checks each configuration of the #ifdefs (x86 or not, blkid or not) itself;
+	# posix and openssl: what leaks if not closed or freed
+	# shellcheck disable=SC2046 # file names without spaces, by the tree's convention
+	cppcheck --enable=warning,portability --error-exitcode=1 --inline-suppr --quiet --std=c11 \
+		--library=posix --library=openssl -j"$(nproc)" \
+		--template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
+		-I lib -I src -I "$work/cppcheck" \
+		$(tracked 'lib/*.c' 'src/*.c' 'tests/*.c' 'doc/examples/*.c')
+}
+
+# The reports of scan-build's runs, one line each (file:line: bug [function]), each once (the
+# fault-injecting command compiles src/ again); fails when there is one.  The HTML pages under
+# $work/scan-report show each path.
+gate_scan_reports()
+{
+	for r in "$work"/scan-report/*/report-*.html; do
+		[ -f "$r" ] || continue
+		printf '%s:%s: %s [%s]\n' \
+			"$(sed -n 's/^<!-- BUGFILE \(.*\) -->$/\1/p' "$r")" \
+			"$(sed -n 's/^<!-- BUGLINE \(.*\) -->$/\1/p' "$r")" \
+			"$(sed -n 's/^<!-- BUGDESC \(.*\) -->$/\1/p' "$r")" \
+			"$(sed -n 's/^<!-- FUNCTIONNAME \(.*\) -->$/\1/p' "$r")"
+	done | sed "s|^$work/scan-build/||" | sort -u >"$work/scan-reports.txt"
+	[ -s "$work/scan-reports.txt" ] || return 0
+	echo "scan-build: $(wc -l <"$work/scan-reports.txt") reports" >&2
+	cat "$work/scan-reports.txt" >&2
+	return 1
 }
 
 gate_scan_build()
 {
-	:
+	d=$work/scan-build
+	gate_copy "$d" || return 1
+	(
+		cd "$d" || exit 1
+		{ ./autogen.sh || autoreconf -fi; } >autogen.log 2>&1 ||
+			{ tail -n 30 autogen.log >&2; exit 1; }
+		scan-build ./configure >configure.log 2>&1 ||
+			{ tail -n 30 configure.log >&2; exit 1; }
+		# the library and command, then the check programs, the example and the helpers;
+		# the reports of every step are counted at the end, a build failure stops the gate
+		scan-build -o "$work/scan-report" make -j"$(nproc)" >build.log 2>&1 ||
+			{ tail -n 30 build.log >&2; exit 1; }
+		scan-build -o "$work/scan-report" make -j"$(nproc)" check TESTS= >check.log 2>&1 ||
+			{ tail -n 30 check.log >&2; exit 1; }
+		# what make builds elsewhere: the fuzz harnesses (tests/fuzz/fuzz.sh) and the package
+		# test's program (tests/pkg/deb.sh), compiled alone
+		for f in tests/fuzz/fuzz_descriptor.c tests/fuzz/fuzz_signature.c \
+			tests/fuzz/fuzz_image.c tests/pkg/use-lib.c; do
+			# shellcheck disable=SC2046 # pkg-config's flags are words
+			scan-build -o "$work/scan-report" cc -c -I. -Ilib \
+				$(pkg-config --cflags ext2fs com_err libcrypto) "$f" \
+				-o "$work/$(basename "$f" .c).o" >>alone.log 2>&1 ||
+				{ tail -n 30 alone.log >&2; exit 1; }
+		done
+	) || return 1
+	gate_scan_reports
 }
 
 gate_cxx_headers()
 {
-	:
+	d=$work/cxx-headers
+	gate_err_header "$d" || return 1
+	rc=0
+	for h in lib/e2verity.h lib/e2verity_core.h; do
+		for cxx in g++ clang++; do
+			command -v $cxx >/dev/null || continue
+			# shellcheck disable=SC2046 # pkg-config's flags are words
+			$cxx -fsyntax-only -Wall -Wextra -Werror -x c++ -I"$d" \
+				$(pkg-config --cflags ext2fs com_err libcrypto) "$h" || rc=1
+		done
+		# and each function it declares has C linkage: a C++ caller links to the library's
+		# symbols, not to mangled names (a declaration outside the extern "C" block)
+		n=$(basename "$h" .h)
+		{
+			printf '#include "%s"\ntypedef void (*e2v_cxx_fn)();\n' "$src/$h"
+			printf 'extern e2v_cxx_fn e2v_cxx_%s[];\ne2v_cxx_fn e2v_cxx_%s[] = {\n' "$n" "$n"
+			sed -n 's/^[a-z].*[ *]\(e2verity_[a-z0-9_]*\)(.*/\1/p' "$h" |
+				sed 's/.*/\treinterpret_cast<e2v_cxx_fn>(\&&),/'
+			printf '};\n'
+		} >"$d/$n.cc"
+		# shellcheck disable=SC2046 # pkg-config's flags are words
+		g++ -c -Wall -Wextra -Werror -I"$d" $(pkg-config --cflags ext2fs com_err libcrypto) \
+			"$d/$n.cc" -o "$d/$n.o" || { rc=1; continue; }
+		if nm -u "$d/$n.o" | grep -q ' _Z'; then
+			echo "$h: declared without C linkage:" >&2
+			nm -uC "$d/$n.o" | grep '(' >&2
+			rc=1
+		fi
+	done
+	return $rc
 }
 
 [ $# -gt 0 ] || set -- format shellcheck cppcheck scan-build cxx-headers

@@ -492,7 +492,8 @@ static void e2v_candidates(ext2_filsys fs, const struct e2verity_repair_opts *o,
 	} else {
 		if (rm->block_size)
 			bss[nbs++] = rm->block_size;
-		if (!nbs || bss[0] != dflt_bs)
+		/* and the default, unless it is that (no size known: 0, never the default) */
+		if (rm->block_size != dflt_bs)
 			bss[nbs++] = dflt_bs;
 	}
 	for (unsigned int a = 0; a < nalg; a++) {

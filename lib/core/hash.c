@@ -66,7 +66,7 @@ static int e2v_want_ni(const struct e2verity_hash_alg *alg)
 	return e2v_ni;
 }
 
-static int e2v_want_x16(const struct e2verity_hash_alg *alg)
+static int e2v_want_x16(void)
 {
 	pthread_once(&e2v_ni_once, e2v_ni_decide);
 	return e2v_x16;
@@ -174,7 +174,7 @@ errcode_t e2v_hasher_new(unsigned int alg_num, const uint8_t *salt, unsigned int
 	if (salt_size)
 		memcpy(padded, salt, salt_size);
 	h->ni = e2v_want_ni(alg);
-	h->x16 = e2v_want_x16(alg);
+	h->x16 = e2v_want_x16();
 	if (h->ni)
 		e2v_sha256_ni_init(&h->mid, salt_size ? padded : NULL);
 	else if (h->x16 && alg->num == E2VERITY_HASH_SHA256)

@@ -48,6 +48,7 @@ int e2v_pass_cb(char *buf, int size, int rwflag, void *u)
 	struct e2v_pass *p = u;
 	size_t len;
 
+	(void)rwflag; /* pem_password_cb: the same pass phrase to read or to write */
 	p->asked = 1;
 	if (!p->pass)
 		return -1;

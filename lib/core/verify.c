@@ -480,6 +480,8 @@ static int e2v_find_key(const struct e2v_keyring *k, const struct e2v_id *id0,
 {
 	const struct e2v_id *look = id0->present ? id0 : id1;
 
+	/* id1 is NULL with a signer's own id only, always present (e2v_judge_keys()) */
+	E2V_ANALYZER_ASSUME(look);
 	/* an empty id makes an empty "ex:" search, which the keyring refuses */
 	if (!look->present || look->a.len + look->b.len == 0)
 		return -EINVAL;

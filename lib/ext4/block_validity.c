@@ -241,7 +241,8 @@ errcode_t e2v_system_zone_build(ext2_filsys fs, struct e2v_system_zone **ret)
 		e2v_system_zone_free(z);
 		return err;
 	}
-	qsort(z->r, z->n, sizeof(*z->r), e2v_range_cmp);
+	if (z->n)
+		qsort(z->r, z->n, sizeof(*z->r), e2v_range_cmp);
 	/* a valid filesystem's runs never overlap; a hostile one's may */
 	for (size_t i = 0; i < z->n; i++)
 		z->max_end[i] =

@@ -237,7 +237,6 @@ static errcode_t e2v_scan_owners(ext2_filsys fs, struct e2verity_owners *o)
 			break;
 		if (err && !o->unreadable)
 			o->unreadable = ino;
-		err = 0;
 	}
 	fs->flags = (fs->flags & ~EXT2_FLAG_IGNORE_CSUM_ERRORS) |
 		    (saved_flags & EXT2_FLAG_IGNORE_CSUM_ERRORS);

@@ -151,7 +151,7 @@ static errcode_t e2v_walk_dir(struct e2v_walker *w, ext2_ino_t dir, const char *
 		    (!e.ino || e.ino > w->fs->super->s_inodes_count))
 			e.err = EXT2_ET_BAD_INODE_NUM;
 		r = e2v_walk_call(w, &e);
-		if (r == E2VERITY_WALK_NEXT && e.path && !e.err && e.type == EXT2_FT_DIR)
+		if (r == E2VERITY_WALK_NEXT && child && !e.err && e.type == EXT2_FT_DIR)
 			err = e2v_walk_dir(w, e.ino, child);
 		free(child);
 	}

@@ -150,7 +150,7 @@ static errcode_t e2v_layout_room(ext2_filsys fs, const struct e2v_xattr_layout *
 	const size_t ima = len ? e2v_entry_space(strlen("ima"), len) : 0;
 	size_t block_used = l->all.used - l->body.used;
 	long body_free = 0, block_free;
-	int in_block = l->all.ima_used && !l->body.ima_used;
+	int in_block;
 
 	*blocks = 0;
 	if (l->inode_size > EXT2_GOOD_OLD_INODE_SIZE) {

@@ -114,6 +114,7 @@ static void cli_on_progress(void *ctx, uint64_t done, uint64_t total)
 	struct cli_check_run *c = ctx;
 	uint64_t base = c->npaths ? 0 : c->progress.bytes_done;
 
+	(void)total; /* the bar's total was set by cli_progress_total() */
 	/* the whole image counts from its first file; one PATH from its own start */
 	cli_progress_bytes(&c->progress, done > base ? done - base : 0, c->next_path);
 }
@@ -289,8 +290,7 @@ static void cli_file_label(const struct cli_checked *r, const char *path, char *
 		snprintf(out, size, "%s (not in the image)", path);
 }
 
-static void cli_print_finding(const struct cli_check_run *c, const struct cli_checked *r,
-			      const struct cli_check_finding *cf)
+static void cli_print_finding(const struct cli_checked *r, const struct cli_check_finding *cf)
 {
 	char msg[1024], label[4200];
 
@@ -343,14 +343,14 @@ static void cli_print_text(struct cli_check_run *c, const struct e2verity_check_
 
 		for (size_t k = 0; k < r->count; k++)
 			if (!c->findings[c->order[r->first + k]].after)
-				cli_print_finding(c, r, &c->findings[c->order[r->first + k]]);
+				cli_print_finding(r, &c->findings[c->order[r->first + k]]);
 		if (r->repair != CLI_REPAIR_NONE) {
 			cli_file_label(r, path, label, sizeof(label));
 			cli_print_repair(r, label);
 		}
 		for (size_t k = 0; k < r->count; k++)
 			if (c->findings[c->order[r->first + k]].after)
-				cli_print_finding(c, r, &c->findings[c->order[r->first + k]]);
+				cli_print_finding(r, &c->findings[c->order[r->first + k]]);
 		if (!c->verbose)
 			continue;
 		if (r->file.have_descriptor)
@@ -886,6 +886,7 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 			c->manifest = optarg;
 			break;
 		case OPT_MANIFEST_EXTRA:
+			CLI_ANALYZER_ASSUME(optarg); /* required_argument: getopt_long() sets it */
 			if (strcmp(optarg, "error") == 0)
 				c->extra = CLI_EXTRA_ERROR;
 			else if (strcmp(optarg, "warn") == 0)
@@ -1120,7 +1121,7 @@ static int cli_check_image(struct cli_check_run *c, struct e2verity_check_stats 
 			 error_message(err), cli_name(c->image));
 		status |= FSCK_ERROR;
 	}
-	cli_close_image(c->image, &fs, 0);
+	cli_close_image(c->image, &fs);
 	/* what was found is judged whole first; the image is opened for writing only if need be */
 	if (!(status & (FSCK_ERROR | FSCK_CANCELED)) && c->mode != CLI_CHECK_READ)
 		status |= cli_check_repair(c);

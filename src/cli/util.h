@@ -10,6 +10,17 @@
 #include "e2verity.h"
 
 /*
+ * What the code guarantees and clang's analyzer (scan-build, one file at a
+ * time) cannot see, said at the line it reports with the reason: the analyzer
+ * drops the paths where @cond is false.  Nothing at all in a build.
+ */
+#ifdef __clang_analyzer__
+#define CLI_ANALYZER_ASSUME(cond) ((cond) ? (void)0 : __builtin_unreachable())
+#else
+#define CLI_ANALYZER_ASSUME(cond) ((void)0)
+#endif
+
+/*
  * Makes room in the array *@v of *@cap elements of @size bytes for element
  * @n (doubling it): 0, or -1 when out of memory (*@v and *@cap unchanged).
  */

@@ -160,6 +160,6 @@ int cmd_dump(const struct cli_command *cmd, int argc, char *argv[])
 	status = CLI_EXIT_OK;
 out:
 	free(buf);
-	cli_close_image(image, &fs, 0);
+	cli_close_image(image, &fs);
 	return status;
 }

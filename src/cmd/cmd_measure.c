@@ -140,6 +140,6 @@ int cmd_measure(const struct cli_command *cmd, int argc, char *argv[])
 		status = CLI_EXIT_FAILURE;
 out:
 	cli_manifest_free(&mf);
-	cli_close_image(c.image, &fs, 0);
+	cli_close_image(c.image, &fs);
 	return status;
 }

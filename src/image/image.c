@@ -412,7 +412,7 @@ errcode_t cli_open_image(const char *image, int writable, ext2_filsys *fs)
 	return err;
 }
 
-errcode_t cli_close_image(const char *image, ext2_filsys *fs, int written)
+errcode_t cli_close_image(const char *image, ext2_filsys *fs)
 {
 	errcode_t err = 0;
 

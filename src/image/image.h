@@ -53,7 +53,7 @@ void cli_image_report(const struct cli_image *img, errcode_t err);
 /* Opens @image read-only through the door (image.c), and reports a failure. */
 errcode_t cli_open_image(const char *image, int writable, ext2_filsys *fs);
 /* Closes what cli_open_image() opened (read-only); reports a failure. */
-errcode_t cli_close_image(const char *image, ext2_filsys *fs, int written);
+errcode_t cli_close_image(const char *image, ext2_filsys *fs);
 /* The inode of an absolute path inside the image. */
 errcode_t cli_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino);
 

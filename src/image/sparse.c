@@ -308,7 +308,12 @@ errcode_t cli_sparse_expand(int fd, const struct cli_sparse *sp, int rawfd)
 
 	if (!buf)
 		return ENOMEM;
-	err = fstat(fd, &st) ? errno : cli_walk_start(&w, fd, st.st_size, why, sizeof(why));
+	if (fstat(fd, &st)) {
+		err = errno;
+		free(buf);
+		return err;
+	}
+	err = cli_walk_start(&w, fd, st.st_size, why, sizeof(why));
 	while (!err && w.index < w.chunks) {
 		uint64_t len, done = 0;
 
@@ -467,6 +472,8 @@ static errcode_t cli_add_data(struct cli_encoder *e, uint64_t a, uint64_t b)
 	while (!err && a < b) {
 		uint64_t n = (b - a) * e->bs < e->win ? b - a : e->win / e->bs;
 
+		/* up to 2^32 blocks of 4 bytes to 64 MiB (cli_walk_start()): n * bs is never 0 */
+		CLI_ANALYZER_ASSUME(n * e->bs);
 		err = cli_read_at(e->rawfd, e->buf, n * e->bs, a * e->bs);
 		for (uint64_t i = 0; !err && i < n; i++) {
 			const unsigned char *blk = e->buf + i * e->bs;

@@ -37,6 +37,10 @@ static int cli_jfail(struct cli_jparser *jp, const char *fmt, ...)
 	}
 	return -1;
 }
+#ifdef __clang_analyzer__
+/* -1, always: clang's analyzer does not follow a variadic function, so say it at each call */
+#define cli_jfail(...) (cli_jfail(__VA_ARGS__), -1)
+#endif
 
 static void cli_jskip_space(struct cli_jparser *jp)
 {

@@ -369,6 +369,8 @@ int cli_listing_read(const char *name, struct cli_listing *l)
 		cli_error(err, "while reading the manifest '%s'", cli_name(name));
 		return -1;
 	}
+	/* err 0: buf was read (a failed open() sets errno, which the analyzer takes for 0) */
+	CLI_ANALYZER_ASSUME(buf);
 	for (s = buf; *s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'; s++)
 		;
 	l->json = *s == '{';

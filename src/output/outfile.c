@@ -278,7 +278,12 @@ errcode_t cli_outfile_open(struct cli_outfile *o, const char *path, unsigned int
 		return 0;
 	err = cli_copy_attrs(o);
 	if (err && !whole) {
+		/* the new file goes, the target stays: it is written in place */
+		char *target = o->target;
+
+		o->target = NULL;
 		cli_outfile_abort(o);
+		o->target = target;
 		o->opened = 1;
 		o->why[0] = '\0';
 		return cli_open_in_place(o);

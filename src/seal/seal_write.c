@@ -21,6 +21,7 @@ static void cli_seal_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct cli_seal_run *c = ctx;
 
+	(void)total; /* the bar's total was set by cli_progress_total() */
 	cli_progress_bytes(&c->bar, done, c->current);
 }
 

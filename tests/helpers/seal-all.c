@@ -43,7 +43,7 @@ int main(int argc, char *argv[])
 	ext2_ino_t ino, *inos = NULL;
 	size_t n = 0;
 	struct ext2_inode inode;
-	ext2_inode_scan scan;
+	ext2_inode_scan scan = NULL;
 	ext2_filsys fs;
 	errcode_t err;
 	int fd;
@@ -67,14 +67,21 @@ int main(int argc, char *argv[])
 	while (!err && !(err = ext2fs_get_next_inode(scan, &ino, &inode)) && ino) {
 		if (ino >= EXT2_FIRST_INO(fs->super) && inode.i_links_count &&
 		    LINUX_S_ISREG(inode.i_mode)) {
-			inos = realloc(inos, (n + 1) * sizeof(*inos));
+			ext2_ino_t *more = realloc(inos, (n + 1) * sizeof(*inos));
+
+			if (!more) {
+				err = ENOMEM;
+				break;
+			}
+			inos = more;
 			inos[n++] = ino;
 		}
 	}
-	if (!err) {
+	if (scan)
 		ext2fs_close_inode_scan(scan);
+	if (!err) {
 		r.paths = calloc(n + 1, sizeof(*r.paths));
-		err = e2verity_inode_paths(fs, inos, n, r.paths);
+		err = r.paths ? e2verity_inode_paths(fs, inos, n, r.paths) : ENOMEM;
 	}
 	/* all or none: every file judged first, then unsealed in one transaction */
 	if (!err && !strcmp(argv[2], "unseal")) {

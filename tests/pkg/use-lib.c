@@ -51,6 +51,8 @@ static int digest_host(const char *path)
 	h.fd = open(path, O_RDONLY);
 	if (h.fd < 0 || fstat(h.fd, &st)) {
 		fprintf(stderr, "use-lib: %s: %s\n", path, strerror(errno));
+		if (h.fd >= 0)
+			close(h.fd);
 		return 1;
 	}
 	err = e2verity_compute(&p, st.st_size, read_host, &h, NULL, NULL, &res);

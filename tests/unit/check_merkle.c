@@ -60,6 +60,7 @@ static const struct vector vectors[] = {
 
 static errcode_t read_zeros(void *ctx, void *buf, size_t count, uint64_t offset)
 {
+	(void)ctx, (void)offset;
 	memset(buf, 0, count);
 	return 0;
 }
@@ -375,6 +376,7 @@ END_TEST
 
 static errcode_t read_fails_late(void *ctx, void *buf, size_t count, uint64_t offset)
 {
+	(void)ctx;
 	if (offset > 0)
 		return EIO;
 	memset(buf, 0, count);
@@ -383,6 +385,7 @@ static errcode_t read_fails_late(void *ctx, void *buf, size_t count, uint64_t of
 
 static errcode_t sink_fails(void *ctx, const void *block, size_t size, uint64_t offset)
 {
+	(void)ctx, (void)block, (void)size, (void)offset;
 	return ENOSPC;
 }
 

@@ -435,6 +435,7 @@ static struct {
 
 static void log_cb(void *ctx, errcode_t err, const char *object, const char *detail)
 {
+	(void)detail;
 	ck_assert_ptr_eq(ctx, &logged);
 	logged.err = err;
 	snprintf(logged.object, sizeof(logged.object), "%s", object ? object : "");
