@@ -9,12 +9,14 @@
 #   scan-build   clang's static analyzer through a build of the tree (scan-build --status-bugs)
 #   cxx-headers  the public headers compiled as C++ (their extern "C" blocks)
 # A finding that is not a defect is suppressed at its line, with the reason (HACKING.md says how).
-# Work files go to $TMPDIR/e2verity-gates; the tree itself is only read.
+# Work files go to $TMPDIR/e2verity-gates-N, one for each source tree (E2V_GATES_DIR); the tree
+# itself is only read.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck disable=SC2034 # the source tree, for the gates that build a copy of it
 src=$PWD
-work=${TMPDIR:-/tmp}/e2verity-gates
+# one a source tree: two trees checked at once must not share it
+work=${E2V_GATES_DIR:-${TMPDIR:-/tmp}/e2verity-gates-$(printf %s "$src" | cksum | cut -d' ' -f1)}
 rm -rf "$work"
 mkdir -p "$work"
 
