@@ -153,7 +153,9 @@ static errcode_t e2v_xattr_index(struct e2v_xattr_map *m)
 {
 	size_t n = m->nrefs, g = 0;
 
-	qsort(m->refs, n, sizeof(*m->refs), e2v_xattr_ref_cmp);
+	/* no pairs, no array: qsort() must not be given NULL, even for none */
+	if (n)
+		qsort(m->refs, n, sizeof(*m->refs), e2v_xattr_ref_cmp);
 	for (size_t i = 0; i < n; i++)
 		g += !i || m->refs[i].block != m->refs[i - 1].block;
 	m->blocks = calloc(g ? g : 1, sizeof(*m->blocks));
