@@ -386,6 +386,9 @@ static errcode_t e2v_seal_prepare_keep(ext2_filsys fs, ext2_ino_t ino,
 
 	if (keep)
 		memset(keep, 0, sizeof(*keep));
+	/* the caller's options first, as every entry point judges them: then the image */
+	if (!e2v_all_zero(opts->reserved, sizeof(opts->reserved)))
+		return E2VERITY_ET_RESERVED_NOT_ZERO;
 	/* an inode e2fsck treats as free gets nothing written for it */
 	err = e2v_inode_in_use(fs, ino);
 	if (err)
