@@ -86,7 +86,7 @@ warning="warning: the primary superblock of 'sb4k.img' is damaged (Bad magic num
 st=$?
 [ "$st" -eq 0 ] || fail "check through the backup: exit $st: $(cat err)"
 grep -qF "$warning" err || fail "check through the backup: no warning: $(cat err)"
-grep -q "1 files checked, 1 passed, 0 failed" out || fail "check through the backup: $(cat out)"
+grep -q "1 file checked, 1 passed, 0 failed" out || fail "check through the backup: $(cat out)"
 got=$("$E2VERITY" measure sb4k.img /good 2>err)
 [ -n "$digest" ] && [ "$got" = "$digest" ] || fail "measure through the backup: '$got', want '$digest'"
 grep -qF "$warning" err || fail "measure through the backup: no warning: $(cat err)"
