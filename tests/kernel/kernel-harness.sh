@@ -15,10 +15,7 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 KHARNESS_DIR=$top_srcdir/tests/kernel
 # shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
 . "$KHARNESS_DIR/kernel-lib.sh"
-kh_require
-for t in mke2fs e2fsck debugfs od sha256sum truncate; do
-	command -v "$t" >/dev/null 2>&1 || kh_skip "$t not found"
-done
+kh_setup mke2fs e2fsck debugfs od sha256sum truncate
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/e2v-kharness.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
