@@ -40,6 +40,20 @@ plain_build()
 	fi
 }
 
+# judge_e2verity ARGS...: e2verity as the judges of the crash tests run it, to read what a cut run
+# left (measure, dump, check on the recovered image). Where the suite runs on a sanitizer build
+# and names the plain one (E2V_PLAIN_BUILDDIR), the plain one: the sanitizers watch the run that
+# is cut, the code under test, while a judge's thousands of reads of consistent images would only
+# add their start-up (~60 ms a run) to the suite's serial tail
+judge_e2verity()
+{
+	if [ -n "${E2V_PLAIN_BUILDDIR:-}" ] && [ -x "$E2V_PLAIN_BUILDDIR/.libs/e2verity" ]; then
+		LD_LIBRARY_PATH=$E2V_PLAIN_BUILDDIR/lib/.libs "$E2V_PLAIN_BUILDDIR/.libs/e2verity" "$@"
+	else
+		"$E2VERITY" "$@"
+	fi
+}
+
 # other_user: sets AS_USER to the prefix that runs a command as nobody, where the tests run as
 # root and setpriv exists, and nobody can run $E2VERITY; else AS_USER is empty and a line says why.
 # A tree built inside a 0700 directory (a Debian home, /root, as dpkg-buildpackage runs it) cannot

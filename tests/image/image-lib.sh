@@ -229,7 +229,7 @@ ima_judge()
 			return 1
 		}
 	fi
-	if [ -s "$T_TMP/ima.has" ] && ! "$E2VERITY" check --ima-cert=ima.crt "$ij_img" \
+	if [ -s "$T_TMP/ima.has" ] && ! judge_e2verity check --ima-cert=ima.crt "$ij_img" \
 		>"$T_TMP/ima.check" 2>&1; then
 		fail "$ij_name: check --ima-cert: $(cat "$T_TMP/ima.check")"
 		return 1

@@ -72,20 +72,20 @@ repair_judge()
 	done
 	rj_fixed=0
 	for f in $RC_TREES; do
-		"$E2VERITY" dump "$rj_img" "$f" merkle_tree >rc.now 2>/dev/null
+		judge_e2verity dump "$rj_img" "$f" merkle_tree >rc.now 2>/dev/null
 		if cmp -s rc.now "rc.tree.${f#/}"; then
 			rj_fixed=$((rj_fixed + 1))
 		elif ! cmp -s rc.now "rc.damaged.${f#/}"; then
 			fail "$rj_name: $f half repaired: its tree is neither as damaged nor fsverity-utils'"
 			return
 		fi
-		"$E2VERITY" dump "$rj_img" "$f" descriptor >rc.now 2>/dev/null
+		judge_e2verity dump "$rj_img" "$f" descriptor >rc.now 2>/dev/null
 		cmp -s rc.now "rc.desc.${f#/}" || { fail "$rj_name: $f: descriptor changed"; return; }
 	done
 	# the zeroed descriptor: still unreadable, or the manifest's digest and a file that checks
-	if rj_m=$("$E2VERITY" measure "$rj_img" /dir/small 2>/dev/null); then
+	if rj_m=$(judge_e2verity measure "$rj_img" /dir/small 2>/dev/null); then
 		if [ "${rj_m% *}" != "$(cat rc.small)" ] ||
-			! "$E2VERITY" check "$rj_img" /dir/small >/dev/null 2>&1; then
+			! judge_e2verity check "$rj_img" /dir/small >/dev/null 2>&1; then
 			fail "$rj_name: /dir/small resealed wrong: $rj_m"
 			return
 		fi

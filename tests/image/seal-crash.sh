@@ -60,13 +60,13 @@ judge()
 	done
 	if [ "$j_sealed" -gt 0 ]; then
 		# the sealed ones carry fsverity-utils' digests and pass the full re-verification
-		"$E2VERITY" measure --all "$j_img" 2>&1 | sort >measure.out
+		judge_e2verity measure --all "$j_img" 2>&1 | sort >measure.out
 		grep -F -f measure.out want.all | sort >measure.want
 		if [ "$(wc -l <measure.out)" -ne "$j_sealed" ] || ! cmp -s measure.out measure.want; then
 			fail "$j_name: sealed files' digests: $(cat measure.out)"
 			return
 		fi
-		if ! "$E2VERITY" check "$j_img" >check.out 2>&1; then
+		if ! judge_e2verity check "$j_img" >check.out 2>&1; then
 			fail "$j_name: check: $(cat check.out)"
 			return
 		fi
