@@ -638,7 +638,12 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
 
 /* e2verity_seal_opts.flags */
 #define E2VERITY_SEAL_IMMUTABLE 0x1 /* also set the immutable flag (the kernel never does) */
-#define E2VERITY_SEAL_FORCE 0x2	    /* reseal files that are sealed already, whatever their state */
+/*
+ * Reseal files that are sealed already, whatever their state; one sealed
+ * with these tree parameters whose built-in signature alone would change
+ * gets only a new descriptor and signature (E2VERITY_SEAL_RESIGN)
+ */
+#define E2VERITY_SEAL_FORCE 0x2
 /*
  * @sign may be called on the hashing threads of a batch, several calls at
  * once: a small file's signature is then made where its tree is, and
@@ -659,6 +664,12 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
  * which kept no plans: @plans may be NULL, and the pre-flight is not run again
  */
 #define E2VERITY_SEAL_JUDGED 0x20
+/*
+ * With E2VERITY_SEAL_FORCE: a file sealed already is resealed whole, its
+ * tree hashed again from the data, even where only its signature would
+ * change (what check -y needs: the tree may be what is damaged)
+ */
+#define E2VERITY_SEAL_REHASH 0x40
 
 /*
  * Signs a file digest for the built-in signature stored after the descriptor.
@@ -709,8 +720,18 @@ struct e2verity_seal_opts {
 	 * or NULL: each e2verity_seal_prepare() scans every inode itself.
 	 */
 	const struct e2verity_owners *owners;
+	/*
+	 * With @sign: 1 if the built-in signature @sig a sealed file has is
+	 * what @sign would give it for @digest (e.g. it verifies against the
+	 * signer's certificate), so that the file is left alone; or NULL: a
+	 * signature the file has is never taken as @sign's, and is replaced
+	 * only with E2VERITY_SEAL_FORCE.  Called with @sign_ctx.  Without
+	 * @sign, the file's signature is kept when it is @opts->sig byte for byte.
+	 */
+	int (*sig_keep)(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *sig,
+			size_t sig_size);
 	/* must be zero, as e2verity_params.reserved */
-	uint64_t reserved[4];
+	uint64_t reserved[3];
 };
 
 /* What sealing does with a file's security.ima */
@@ -727,6 +748,13 @@ enum e2verity_seal_action {
 	E2VERITY_SEAL_NEW = 1, /* not sealed yet: seal it */
 	E2VERITY_SEAL_SKIP,    /* sealed already with these parameters: leave it alone */
 	E2VERITY_SEAL_RESEAL,  /* sealed already and E2VERITY_SEAL_FORCE given: seal it again */
+	/*
+	 * sealed already with these tree parameters, and only the built-in
+	 * signature changes (added; replaced or removed with
+	 * E2VERITY_SEAL_FORCE): the descriptor, signature and size word are
+	 * written anew, the tree and the digest stay
+	 */
+	E2VERITY_SEAL_RESIGN,
 };
 
 /* What sealing one inode will do, found without writing anything */
@@ -744,7 +772,10 @@ struct e2verity_seal_plan {
 	struct e2verity_geometry geo;
 	/* placement, assuming the largest signature @opts allows */
 	struct e2verity_ext4_layout layout;
-	/* for E2VERITY_SEAL_SKIP: the stored descriptor and its digest */
+	/*
+	 * for E2VERITY_SEAL_SKIP and E2VERITY_SEAL_RESIGN: the stored descriptor
+	 * (sig_size: the signature the file has) and its digest
+	 */
 	struct e2verity_descriptor desc;
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 	unsigned int digest_size;
@@ -793,8 +824,13 @@ errcode_t e2verity_seal_check_fs(ext2_filsys fs, const struct e2verity_seal_opts
  * (E2VERITY_ET_BITMAP_STALE: what sealing allocates might be another's), or
  * sealed already with
  * other parameters (or with unreadable metadata) unless E2VERITY_SEAL_FORCE.
- * A file sealed already with the same parameters (including whether it is
- * signed) gives E2VERITY_SEAL_SKIP and the stored digest.  With
+ * A file sealed already with the same tree parameters gives the stored
+ * digest and: E2VERITY_SEAL_SKIP when its built-in signature is the one
+ * the options give (none, @opts->sig, or one @opts->sig_keep keeps);
+ * E2VERITY_SEAL_RESIGN when it has none and the options give one; without
+ * E2VERITY_SEAL_FORCE, E2VERITY_ET_SIGNED_OTHER when it has another, and
+ * E2VERITY_ET_SEALED_SIGNED when it has one and the options give none
+ * (with it, E2VERITY_SEAL_RESIGN replaces or removes it).  With
  * @opts->ima_sign, @plan->ima says what becomes of security.ima, and a file
  * whose attribute cannot be written, or that has one @opts->ima_keep does
  * not keep without E2VERITY_SEAL_FORCE, is refused (E2VERITY_ET_IMA_*).
@@ -837,7 +873,11 @@ errcode_t e2verity_seal_digest(ext2_filsys fs, ext2_ino_t ino,
  * descriptor, signature and size word, sets the verity feature (flushing the
  * superblock) and finally writes the inode with EXT4_VERITY_FL.  With
  * @opts->ima_sign, security.ima is written after it, in the same
- * transaction; for a SKIP, security.ima alone.  i_size and
+ * transaction; for a SKIP, security.ima alone.  For a RESIGN the
+ * descriptor, signature and size word go to fresh blocks that the inode's
+ * extents switch to, in the transaction (the old ones are freed when it
+ * commits): the tree and the digest stay, and the file is sealed
+ * throughout, with its old signature or its new one.  i_size and
  * the inode's timestamps are left as they were.  If writing fails, the blocks
  * it allocated are released and the inode is left unsealed.
  *

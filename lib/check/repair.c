@@ -530,7 +530,7 @@ static errcode_t e2v_candidate_digest(ext2_filsys fs, ext2_ino_t ino,
 	err = e2v_ext4_file_open(fs, ino, &f);
 	if (err == E2VERITY_ET_INLINE_DATA) {
 		/* sealing moves the data into a block first: the seal's own path knows how */
-		so.flags = E2VERITY_SEAL_FORCE;
+		so.flags = E2VERITY_SEAL_FORCE | E2VERITY_SEAL_REHASH;
 		so.cancel = o->cancel;
 		return e2verity_seal_digest(fs, ino, &so, res);
 	}
@@ -647,7 +647,7 @@ errcode_t e2verity_repair_reseal(ext2_filsys fs, ext2_ino_t ino,
 					      .salt = trusted->salt_size ? trusted->salt : NULL,
 					      .salt_size = trusted->salt_size,
 					      .threads = opts->threads };
-	so.flags = E2VERITY_SEAL_FORCE;
+	so.flags = E2VERITY_SEAL_FORCE | E2VERITY_SEAL_REHASH;
 	/* the signing step is the last gate: it sees the digest the seal computed itself */
 	so.sign = e2v_reseal_sign;
 	so.sign_ctx = &gate;

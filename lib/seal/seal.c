@@ -57,13 +57,58 @@ static size_t e2v_sig_bound(const struct e2verity_seal_opts *opts)
 	return opts->sig ? opts->sig_size : 0;
 }
 
-static int e2v_same_params(const struct e2verity_descriptor *d, const struct e2verity_params *p,
-			   int want_sig)
+static int e2v_same_tree(const struct e2verity_descriptor *d, const struct e2verity_params *p)
 {
 	return d->hash_algorithm == p->hash_alg && d->log_blocksize == e2v_ilog2(p->block_size) &&
 	       d->salt_size == p->salt_size &&
-	       (!p->salt_size || memcmp(d->salt, p->salt, p->salt_size) == 0) &&
-	       !!d->sig_size == want_sig;
+	       (!p->salt_size || memcmp(d->salt, p->salt, p->salt_size) == 0);
+}
+
+/* Whether the built-in signature @m's file has is the one the options would give it */
+static int e2v_sig_kept(const struct e2verity_seal_opts *opts, const struct e2v_verity_meta *m,
+			const uint8_t *digest)
+{
+	if (opts->sign)
+		return opts->sig_keep && opts->sig_keep(opts->sign_ctx, m->desc.hash_algorithm,
+							digest, m->sig, m->desc.sig_size);
+	return opts->sig && opts->sig_size == m->desc.sig_size &&
+	       memcmp(opts->sig, m->sig, m->desc.sig_size) == 0;
+}
+
+/*
+ * Sealed with these tree parameters, a file whose signature alone changes:
+ * its data gives the same tree, so only the descriptor region is written
+ * again, where the kernel puts it after the tree.  A file sealed otherwise
+ * (a gap the kernel leaves nowhere) is resealed whole, or refused.
+ */
+static errcode_t e2v_sealed_sig(const struct e2verity_seal_opts *opts,
+				const struct e2verity_seal_plan *plan,
+				const struct e2v_verity_meta *m, unsigned int bs,
+				enum e2verity_seal_action *action)
+{
+	const int force = opts->flags & E2VERITY_SEAL_FORCE;
+	const int want = e2v_wants_signature(opts), has = m->desc.sig_size != 0;
+	struct e2verity_ext4_layout l;
+	errcode_t err;
+
+	if ((!want && !has) || (want && has && e2v_sig_kept(opts, m, plan->digest))) {
+		*action = force ? E2VERITY_SEAL_RESEAL : E2VERITY_SEAL_SKIP;
+		return 0;
+	}
+	/* what check -y asks for: the tree may be what is damaged */
+	if (force && (opts->flags & E2VERITY_SEAL_REHASH)) {
+		*action = E2VERITY_SEAL_RESEAL;
+		return 0;
+	}
+	err = e2v_ext4_layout(plan->data_size, plan->geo.tree_size, 0, bs, &l);
+	if (err || l.desc_pos != m->layout.desc_pos) {
+		*action = E2VERITY_SEAL_RESEAL;
+		return force ? 0 : E2VERITY_ET_SEALED_OTHER_PARAMS;
+	}
+	*action = E2VERITY_SEAL_RESIGN;
+	if (force || !has)
+		return 0;
+	return want ? E2VERITY_ET_SIGNED_OTHER : E2VERITY_ET_SEALED_SIGNED;
 }
 
 /* Decides what to do with an inode that has EXT4_VERITY_FL already. */
@@ -83,16 +128,17 @@ static errcode_t e2v_sealed_state(struct e2v_ext4_file *f, const struct e2verity
 		err = force ? 0 : E2VERITY_ET_SEALED_CORRUPT;
 		goto out;
 	}
-	if (!e2v_same_params(&m.desc, p, e2v_wants_signature(opts))) {
+	if (!e2v_same_tree(&m.desc, p)) {
 		plan->action = E2VERITY_SEAL_RESEAL;
 		err = force ? 0 : E2VERITY_ET_SEALED_OTHER_PARAMS;
 		goto out;
 	}
-	plan->action = force ? E2VERITY_SEAL_RESEAL : E2VERITY_SEAL_SKIP;
 	plan->desc = m.desc;
 	plan->layout = m.layout;
 	plan->digest_size = e2verity_hash_alg_by_num(p->hash_alg)->digest_size;
 	err = e2verity_descriptor_digest(&m.desc, plan->digest);
+	if (!err)
+		err = e2v_sealed_sig(opts, plan, &m, f->fs->blocksize, &plan->action);
 out:
 	e2v_verity_meta_free(&m);
 	return err;
@@ -186,6 +232,41 @@ static errcode_t e2v_seal_owns(ext2_filsys fs, struct e2v_ext4_file *f, uint64_t
 	return err;
 }
 
+/*
+ * E2VERITY_SEAL_RESIGN: the descriptor region, sized for the largest
+ * signature the options give, in fresh blocks, and the extent blocks its
+ * extents may take.  The blocks it had are not counted as freed: the
+ * transaction holds them until it commits.
+ */
+static errcode_t e2v_plan_resign(ext2_filsys fs, struct e2v_ext4_file *f, struct ext2_inode *in,
+				 const struct e2verity_seal_opts *opts,
+				 struct e2verity_seal_plan *plan)
+{
+	const unsigned int bs = fs->blocksize;
+	const uint64_t sig = e2v_wants_signature(opts) ? e2v_sig_bound(opts) : 0;
+	unsigned int depth = 0, room = 0;
+	uint64_t kept = 0, meta;
+	blk64_t first;
+	errcode_t err;
+
+	err = e2v_ext4_layout(plan->data_size, plan->geo.tree_size, sig, bs, &plan->layout);
+	if (err)
+		return err;
+	first = plan->layout.desc_pos / bs;
+	meta = (plan->layout.end - plan->layout.desc_pos) / bs;
+	for (size_t i = 0; i < f->nr_extents; i++)
+		kept += f->extents[i].lblk < first;
+	/* the blocks rewritten must be the file's own, as a seal's */
+	err = e2v_seal_owns(fs, f, plan->data_size, opts->owners);
+	if (!err)
+		err = e2v_extent_room(fs, f->ino, in, &depth, &room);
+	if (err)
+		return err;
+	/* below the root, what the punch leaves in the last leaf is not known: no room assumed */
+	plan->blocks_needed = meta + e2v_extent_blocks(bs, depth, depth ? 0 : room, kept, meta);
+	return 0;
+}
+
 static errcode_t e2v_plan_seal(ext2_filsys fs, ext2_ino_t ino,
 			       const struct e2verity_seal_opts *opts,
 			       struct e2verity_seal_plan *plan, struct e2v_ext4_file *keep)
@@ -249,6 +330,10 @@ static errcode_t e2v_plan_seal(ext2_filsys fs, ext2_ino_t ino,
 		err = e2v_sealed_state(&f, &p, opts, plan);
 		if (err || plan->action == E2VERITY_SEAL_SKIP)
 			goto out;
+		if (plan->action == E2VERITY_SEAL_RESIGN) {
+			err = e2v_plan_resign(fs, &f, in, opts, plan);
+			goto out;
+		}
 	}
 	/* blocks past EOF go first; a reseal frees the old metadata this way */
 	first_free = e2v_div_round_up(plan->data_size, bs);
@@ -277,7 +362,7 @@ out:
 	 * Free space split in pieces can give each metadata block an extent of
 	 * its own: the extent tree blocks are counted for that many.
 	 */
-	if (!err && plan->action != E2VERITY_SEAL_SKIP)
+	if (!err && (plan->action == E2VERITY_SEAL_NEW || plan->action == E2VERITY_SEAL_RESEAL))
 		plan->blocks_needed += meta + e2v_extent_blocks(bs, depth, room, kept, meta);
 	if (keep && !err)
 		*keep = f; /* the caller closes it */
@@ -360,7 +445,9 @@ static errcode_t e2v_plan_ima(ext2_filsys fs, ext2_ino_t ino, const struct e2ver
 		plan->ima = E2VERITY_IMA_WRITE;
 		err = 0;
 	} else if (!err) {
-		if (plan->action == E2VERITY_SEAL_SKIP && opts->ima_keep &&
+		/* a file re-signed keeps its digest: its security.ima may be right as it is */
+		if ((plan->action == E2VERITY_SEAL_SKIP || plan->action == E2VERITY_SEAL_RESIGN) &&
+		    opts->ima_keep &&
 		    opts->ima_keep(opts->ima_ctx, plan->desc.hash_algorithm, plan->digest, cur,
 				   len))
 			plan->ima = E2VERITY_IMA_KEEP;

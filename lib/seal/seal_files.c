@@ -279,7 +279,8 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 			break;
 		}
 		run.npending++;
-		if (p->res.action != E2VERITY_SEAL_SKIP)
+		/* a file re-signed was not hashed */
+		if (p->res.action == E2VERITY_SEAL_NEW || p->res.action == E2VERITY_SEAL_RESEAL)
 			run.bytes += p->res.desc.data_size;
 		if (cb->written)
 			cb->written(cb->ctx, i, &p->res);

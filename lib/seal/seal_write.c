@@ -370,6 +370,119 @@ static errcode_t e2v_seal_commit(struct e2v_sealing *s, struct e2verity_seal_res
 	return 0;
 }
 
+/* The signature a re-signed file gets, and its size; none to remove the one it has */
+static errcode_t e2v_resign_sig(struct e2v_sealing *s, const uint8_t **sig, size_t *sig_size)
+{
+	const struct e2verity_seal_opts *opts = s->opts;
+	errcode_t err;
+
+	*sig = NULL;
+	*sig_size = 0;
+	if (opts->sign) {
+		err = opts->sign(opts->sign_ctx, s->plan.desc.hash_algorithm, s->plan.digest,
+				 &s->own_sig, sig_size);
+		if (err)
+			return err;
+		*sig = s->own_sig;
+	} else if (opts->sig && opts->sig_size) {
+		*sig = opts->sig;
+		*sig_size = opts->sig_size;
+	}
+	/* a signer that gives nothing would remove the signature it was asked for */
+	if ((opts->sign && !*sig_size) || *sig_size > E2VERITY_MAX_SIGNATURE_SIZE)
+		return E2VERITY_ET_SIG_TOO_LARGE;
+	return 0;
+}
+
+/*
+ * E2VERITY_SEAL_RESIGN: the file keeps its data, tree and digest; its
+ * descriptor region [desc_pos, end) is written anew with the signature in
+ * fresh blocks, which the inode's extents switch to.  As check -p rewrites
+ * a tree without a journal (doc/unjournaled.md), no block the inode on disk
+ * points to is written over, and the blocks let go are held until the
+ * commit: the journal's replay or the inode's one write without a journal
+ * switches the file from its old signature to its new one, sealed
+ * throughout.  Everything that can fail short of a write (signing, the
+ * security.ima value) is done before the first change.
+ */
+static errcode_t e2v_seal_resign(struct e2v_sealing *s, struct e2verity_seal_result *res)
+{
+	ext2_filsys fs = s->fs;
+	const unsigned int bs = fs->blocksize;
+	const struct e2verity_seal_plan *plan = &s->plan;
+	struct ext2_inode *in = EXT2_INODE(&s->f.inode);
+	struct e2verity_descriptor d = plan->desc;
+	const struct e2v_extent *last;
+	const uint8_t *sig;
+	size_t sig_size;
+	blk64_t first, before;
+	errcode_t err;
+
+	if (!fs->block_map) {
+		err = ext2fs_read_block_bitmap(fs);
+		if (err)
+			return err;
+	}
+	s->p.hash_alg = d.hash_algorithm;
+	err = e2v_resign_sig(s, &sig, &sig_size);
+	if (!err)
+		err = e2v_seal_sign_ima(s, plan->digest);
+	if (!err)
+		err = e2v_ext4_layout(plan->data_size, plan->geo.tree_size, sig_size, bs,
+				      &res->layout);
+	if (err)
+		return err;
+	/* the plan found it there: the tree ends where the old descriptor began */
+	if (res->layout.desc_pos != plan->layout.desc_pos)
+		return E2VERITY_ET_CORRUPT;
+	first = res->layout.desc_pos / bs;
+	d.sig_size = sig_size;
+
+	fs->io->flags |= CHANNEL_FLAGS_WRITETHROUGH;
+	err = e2v_ext4_file_open_in(fs, e2v_owners_zone(s->opts->owners), s->ino, &s->f);
+	if (err)
+		return err;
+	s->iblocks_before = ext2fs_get_stat_i_blocks(fs, in);
+	/* a failure from here leaves it unsealed, as a failed seal does (the caller aborts) */
+	s->orig_flags = in->i_flags & ~EXT4_VERITY_FL;
+	s->meta_first = plan->layout.merkle_pos / bs;
+	s->allocating = 1;
+	/* without a journal, no extent node the inode on disk points to is changed in place */
+	if (e2v_txn_unjournaled(fs)) {
+		err = e2v_extent_tree_renew(fs, s->ino, in);
+		if (!err)
+			err = e2v_ext4_file_reload(&s->f);
+		if (err)
+			return err;
+	}
+	before = e2v_file_blocks(&s->f);
+	err = e2v_punch_from(&s->f, first);
+	if (err)
+		return err;
+	res->blocks_freed = before - e2v_file_blocks(&s->f);
+	before = e2v_file_blocks(&s->f);
+	err = e2v_alloc_range(&s->f, first, res->layout.end / bs - first, 0);
+	if (!err)
+		err = e2v_tree_writer_init(&s->w, &s->f, res->layout.desc_pos, 0);
+	if (!err)
+		err = e2v_write_descriptor(&s->w, &res->layout, &d, sig);
+	if (err)
+		return err;
+	/* the kernel finds the descriptor through the last extent: it must end at the size word */
+	last = e2v_ext4_last_extent(&s->f);
+	if (!last || last->uninit || (last->lblk + last->len) * bs != res->layout.end)
+		return E2VERITY_ET_CORRUPT;
+	/* e2v_alloc_range() wrote the inode, flag and all; security.ima in the same transaction */
+	err = e2v_seal_put_ima(s, plan->digest, res);
+	if (err)
+		return err;
+	res->desc = d;
+	memcpy(res->digest, plan->digest, sizeof(res->digest));
+	res->digest_size = plan->digest_size;
+	res->blocks_allocated = e2v_file_blocks(&s->f) - before;
+	return 0;
+}
+
 /* Roll back: leave the file as it was found, unsealed, without the blocks given to it. */
 static void e2v_seal_rollback(struct e2v_sealing *s)
 {
@@ -576,6 +689,10 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 	}
 	if (!(fs->flags & EXT2_FLAG_RW))
 		return EXT2_ET_RO_FILSYS;
+	if (s.plan.action == E2VERITY_SEAL_RESIGN) {
+		err = e2v_seal_resign(&s, res);
+		goto done;
+	}
 	err = e2v_seal_fast(&s, res, &fast);
 	if (fast)
 		return err;
@@ -584,6 +701,7 @@ static errcode_t e2v_seal_inode(ext2_filsys fs, ext2_ino_t ino,
 		err = e2v_seal_write_metadata(&s, res);
 	if (!err)
 		err = e2v_seal_commit(&s, res);
+done:
 	if (err)
 		e2v_seal_rollback(&s);
 	/* whatever stayed allocated (or was released) is the owner's quota */

@@ -219,12 +219,6 @@ int cli_parse_signer_option(int opt, const char *arg, struct cli_signer_opts *o)
 	return 0;
 }
 
-errcode_t cli_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
-		      size_t *sig_size)
-{
-	return e2verity_sign_digest(ctx, alg, digest, sig, sig_size);
-}
-
 errcode_t cli_ima_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **value,
 			  size_t *len)
 {

@@ -44,8 +44,5 @@ int cli_ima_keep_cb(void *ctx, unsigned int alg, const uint8_t *digest, const ui
  */
 errcode_t cli_load_verifier(const char *certfile, const char *cafile, struct e2verity_verifier **v,
 			    const char **failed);
-/* an e2verity_sign_fn over e2verity_sign_digest(); @ctx is the signer */
-errcode_t cli_sign_cb(void *ctx, unsigned int alg, const uint8_t *digest, uint8_t **sig,
-		      size_t *sig_size);
 
 #endif /* CLI_SIGNER_H */

@@ -87,9 +87,102 @@ static const char *cli_action_word(const struct cli_seal_run *c, const struct e2
 	if (p->action == E2VERITY_SEAL_SKIP && p->ima == E2VERITY_IMA_KEEP)
 		return c->ima_only ? "keep security.ima of"
 				   : "already sealed with this security.ima, skip";
+	if (p->action == E2VERITY_SEAL_RESIGN)
+		return !p->desc.sig_size	     ? "already sealed, sign"
+		       : c->opts.sign || c->opts.sig ? "already sealed, replace the signature of"
+						     : "already sealed, remove the signature of";
 	return p->action == E2VERITY_SEAL_SKIP	   ? "already sealed, skip"
 	       : p->action == E2VERITY_SEAL_RESEAL ? "reseal"
 						   : "seal";
+}
+
+/* a refusal of many files is named this many times, then counted (-v names every one) */
+#define CLI_SEAL_REFUSALS_NAMED 10
+
+/* what would let the files refused for @err be sealed, or NULL */
+static const char *cli_refusal_way_out(errcode_t err)
+{
+	switch (err) {
+	case E2VERITY_ET_SEALED_OTHER_PARAMS:
+	case E2VERITY_ET_SEALED_CORRUPT:
+		return "--force reseals them";
+	case E2VERITY_ET_SIGNED_OTHER:
+		return "--force replaces their signatures";
+	case E2VERITY_ET_SEALED_SIGNED:
+		return "--force removes their signatures";
+	case E2VERITY_ET_IMA_EXISTS:
+		return "--force replaces their security.ima";
+	default:
+		return NULL;
+	}
+}
+
+/* Counts a refusal; 1 if it is to be named */
+static int cli_refusal_note(struct cli_seal_run *c, errcode_t err)
+{
+	struct cli_seal_refusals *r = &c->refused;
+	size_t k;
+
+	r->n++;
+	for (k = 0; k < r->nwhy && r->why[k].err != err; k++)
+		;
+	if (k < sizeof(r->why) / sizeof(r->why[0])) {
+		r->why[k].err = err;
+		r->why[k].n++;
+		if (k == r->nwhy)
+			r->nwhy++;
+	} else {
+		r->other++;
+	}
+	if (!c->w.verbose && r->named >= CLI_SEAL_REFUSALS_NAMED)
+		return 0;
+	r->named++;
+	return 1;
+}
+
+/*
+ * The reason of @err as the summary says it: its message without "File is"
+ * and the parenthesis (the way out is said once for all)
+ */
+static void cli_refusal_reason(errcode_t err, char *buf, size_t size)
+{
+	const char *m = error_message(err);
+	char *paren;
+
+	if (strncmp(m, "File is ", 8) == 0)
+		m += 8;
+	else if (strncmp(m, "File ", 5) == 0)
+		m += 5;
+	snprintf(buf, size, "%s", m);
+	paren = strstr(buf, " (");
+	if (paren)
+		*paren = '\0';
+	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+		buf[0] = buf[0] - 'A' + 'a';
+}
+
+/* Many files refused: how many, why, and the option that would let them be sealed */
+static void cli_refusal_summary(const struct cli_seal_run *c, size_t total)
+{
+	const struct cli_seal_refusals *r = &c->refused;
+	char reason[256];
+
+	if (r->n < 2)
+		return;
+	fprintf(stderr, "%s: %zu of %zu file%s refused, nothing written", cli_prog, r->n, total,
+		cli_s(total));
+	if (r->named < r->n)
+		fprintf(stderr, " (%zu named above; -v names every one)", r->named);
+	for (size_t k = 0; k < r->nwhy; k++) {
+		const char *way = cli_refusal_way_out(r->why[k].err);
+
+		cli_refusal_reason(r->why[k].err, reason, sizeof(reason));
+		fprintf(stderr, "%s %zu %s%s%s%s", k ? "," : ":", r->why[k].n, reason,
+			way ? " (" : "", way ? way : "", way ? ")" : "");
+	}
+	if (r->other)
+		fprintf(stderr, ", %zu for other reasons", r->other);
+	fputc('\n', stderr);
 }
 
 /* what a file to (re)seal does with its security.ima, for the dry run's line */
@@ -147,8 +240,10 @@ static errcode_t cli_seal_judged(void *ctx, size_t i, errcode_t err,
 		j->recs[i].data_size = plan->data_size;
 		j->recs[i].action = plan->action;
 		j->recs[i].ima = plan->ima;
+		j->recs[i].signed_before = plan->desc.sig_size != 0;
 	}
-	if (err)
+	/* thousands of files refused alike say it in a few lines and a count */
+	if (err && cli_refusal_note(j->c, err))
 		cli_error(err, "while checking '%s'%s", cli_name(j->sel->v[i].path),
 			  err == E2VERITY_ET_NOT_REGULAR ? cli_file_kind(j->fs, j->sel->v[i].ino)
 							 : cli_log_detail(err));
@@ -185,6 +280,7 @@ static int cli_seal_preflight(struct cli_seal_run *c, ext2_filsys fs,
 	err = e2verity_seal_preflight(fs, inos, sel->n, &c->opts, &cb, NULL, &tot);
 	free(inos);
 	*work = tot.todo > 0;
+	cli_refusal_summary(c, sel->n);
 	if (tot.refused || sel->errors)
 		return CLI_EXIT_FAILURE;
 	if (err == E2VERITY_ET_NO_SPACE) {

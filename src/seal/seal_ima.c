@@ -314,7 +314,8 @@ int cli_ima_detached_load(struct cli_seal_run *c, const struct cli_selection *se
 }
 
 /* The digest the value must sign: stored for a file sealed already, else hashed now. */
-static errcode_t cli_ima_digest_of(struct cli_seal_run *c, ext2_filsys fs, ext2_ino_t ino,
+static errcode_t cli_ima_digest_of(struct cli_seal_run *c, ext2_filsys fs,
+				   const struct cli_selection *sel, size_t i,
 				   const struct cli_seal_rec *plan, unsigned int *alg,
 				   uint8_t *digest)
 {
@@ -322,15 +323,16 @@ static errcode_t cli_ima_digest_of(struct cli_seal_run *c, ext2_filsys fs, ext2_
 	struct e2verity_result r;
 	errcode_t err;
 
-	if (plan->action == E2VERITY_SEAL_SKIP) {
-		err = cli_seal_stored(c, fs, ino, &p);
+	/* a file re-signed keeps its digest too */
+	if (plan->action == E2VERITY_SEAL_SKIP || plan->action == E2VERITY_SEAL_RESIGN) {
+		err = cli_seal_stored(c, fs, sel, i, &p);
 		if (err)
 			return err;
 		*alg = p.desc.hash_algorithm;
 		memcpy(digest, p.digest, E2VERITY_MAX_DIGEST_SIZE);
 		return 0;
 	}
-	err = e2verity_seal_digest(fs, ino, &c->opts, &r);
+	err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 	if (err)
 		return err;
 	*alg = r.desc.hash_algorithm;
@@ -399,7 +401,7 @@ int cli_ima_detached_verify(struct cli_seal_run *c, ext2_filsys fs, const struct
 
 		if (plans[i].ima == E2VERITY_IMA_KEEP)
 			continue;
-		err = cli_ima_digest_of(c, fs, sel->v[i].ino, &plans[i], &alg, digest);
+		err = cli_ima_digest_of(c, fs, sel, i, &plans[i], &alg, digest);
 		if (err) {
 			cli_error(err, "while hashing '%s'", cli_name(sel->v[i].path));
 			bad++;

@@ -260,6 +260,8 @@ void cli_seal_run_free(struct cli_seal_run *c)
 	cli_write_args_free(&c->w);
 	e2verity_signer_free(c->signer);
 	c->signer = NULL;
+	e2verity_verifier_free(c->key_verifier);
+	c->key_verifier = NULL;
 	e2verity_verifier_free(c->verifier);
 	c->verifier = NULL;
 }

@@ -141,7 +141,7 @@ int cli_seal_digests(struct cli_seal_run *c, ext2_filsys fs, const struct cli_se
 			/* a file whose security.ima stays has nothing to sign */
 			if (plans[i].ima == E2VERITY_IMA_KEEP)
 				continue;
-			err = cli_seal_stored(c, fs, sel->v[i].ino, &m);
+			err = cli_seal_stored(c, fs, sel, i, &m);
 			if (err) {
 				cli_error(err, "while reading '%s'", cli_name(sel->v[i].path));
 				status = CLI_EXIT_FAILURE;
@@ -151,6 +151,8 @@ int cli_seal_digests(struct cli_seal_run *c, ext2_filsys fs, const struct cli_se
 			}
 			continue;
 		}
+		/* the signature brought for the file is found by its index */
+		c->index = i;
 		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
 		if (err) {
 			cli_error(err, "while hashing '%s'", cli_name(sel->v[i].path));
@@ -174,7 +176,10 @@ static void cli_seal_verbose(const char *path, const struct e2verity_seal_result
 	fprintf(stderr,
 		"%s: %s: %s, %llu byte%s, %u-byte tree blocks, metadata at blocks %llu-%llu, "
 		"%llu block%s allocated, %llu freed%s%s%s\n",
-		cli_prog, cli_name(path), r->action == E2VERITY_SEAL_RESEAL ? "resealed" : "sealed",
+		cli_prog, cli_name(path),
+		r->action == E2VERITY_SEAL_RESEAL   ? "resealed"
+		: r->action == E2VERITY_SEAL_RESIGN ? "descriptor and signature rewritten"
+						    : "sealed",
 		(unsigned long long)r->desc.data_size, cli_s(r->desc.data_size),
 		1u << r->desc.log_blocksize, (unsigned long long)(r->layout.merkle_pos / bs),
 		(unsigned long long)(r->layout.end / bs - 1),
@@ -202,9 +207,46 @@ static void cli_seal_note_skip(struct cli_seal_run *c, const char *path,
 			cli_prog, cli_name(path));
 }
 
+/*
+ * A run that signed files sealed already: what became of every file, in
+ * counts that add up to the files selected
+ */
+static void cli_seal_summary(const struct cli_seal_run *c)
+{
+	const size_t n = c->sealed + c->signed_added + c->signed_replaced + c->signed_removed +
+			 c->ima_written + c->skipped + c->ima_kept;
+	const struct {
+		size_t n;
+		const char *what;
+	} parts[] = {
+		{ c->sealed, "sealed" },
+		{ c->signed_added, "signed (sealed already)" },
+		{ c->signed_replaced, "re-signed (signature replaced)" },
+		{ c->signed_removed, "with the signature removed" },
+		{ c->ima_written, "security.ima written (sealed already)" },
+		{ c->skipped + c->ima_kept, "skipped (sealed and signed already)" },
+	};
+	const char *sep = ": ";
+
+	fprintf(stderr, "%s: %zu file%s", cli_prog, n, cli_s(n));
+	for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+		if (!parts[k].n)
+			continue;
+		fprintf(stderr, "%s%zu %s", sep, parts[k].n, parts[k].what);
+		sep = ", ";
+	}
+	fputc('\n', stderr);
+}
+
 void cli_seal_note_skips(const struct cli_seal_run *c)
 {
-	if (c->w.quiet || c->w.verbose)
+	if (c->w.quiet)
+		return;
+	if (c->signed_added + c->signed_replaced + c->signed_removed) {
+		cli_seal_summary(c);
+		return;
+	}
+	if (c->w.verbose)
 		return;
 	if (c->skipped)
 		fprintf(stderr,
@@ -251,8 +293,30 @@ static void cli_seal_note_ima(const struct cli_seal_run *c, const char *path,
 			cli_name(path), r->ima_key_id);
 }
 
+/* A file sealed already whose signature alone was written: said for each, as a write */
+static void cli_seal_note_resign(struct cli_seal_run *c, const char *path, int signed_before,
+				 const struct e2verity_seal_result *r)
+{
+	const char *what;
+
+	if (!r->desc.sig_size) {
+		c->signed_removed++;
+		what = "signature removed (--force)";
+	} else if (signed_before) {
+		c->signed_replaced++;
+		what = "signature replaced (--force)";
+	} else {
+		c->signed_added++;
+		what = "signed";
+	}
+	if (!c->w.quiet)
+		fprintf(stderr, "%s: '%s': %s, its seal and digest unchanged\n", cli_prog,
+			cli_name(path), what);
+}
+
 errcode_t cli_seal_report(struct cli_seal_run *c, const struct cli_target *t,
-			  const struct e2verity_seal_result *res, unsigned int bs)
+			  const struct cli_seal_rec *rec, const struct e2verity_seal_result *res,
+			  unsigned int bs)
 {
 	cli_print_digest(c, res->desc.hash_algorithm, res->digest, t->path);
 	if (cli_seal_manifest_add(c, t->ino, t->path, &res->desc, res->digest))
@@ -260,7 +324,13 @@ errcode_t cli_seal_report(struct cli_seal_run *c, const struct cli_target *t,
 	if (res->action == E2VERITY_SEAL_SKIP &&
 	    (res->ima == E2VERITY_IMA_NONE || res->ima == E2VERITY_IMA_KEEP))
 		cli_seal_note_skip(c, t->path, res->ima);
-	else if (res->action != E2VERITY_SEAL_SKIP && c->w.verbose)
+	else if (res->action == E2VERITY_SEAL_SKIP)
+		c->ima_written++;
+	else if (res->action == E2VERITY_SEAL_RESIGN)
+		cli_seal_note_resign(c, t->path, rec->signed_before, res);
+	else
+		c->sealed++;
+	if (res->action != E2VERITY_SEAL_SKIP && c->w.verbose)
 		cli_seal_verbose(t->path, res, bs);
 	cli_seal_note_ima(c, t->path, res);
 	return 0;
@@ -274,7 +344,7 @@ int cli_seal_report_skips(struct cli_seal_run *c, ext2_filsys fs, const struct c
 	errcode_t err;
 
 	for (size_t i = 0; i < sel->n; i++) {
-		err = cli_seal_stored(c, fs, sel->v[i].ino, &m);
+		err = cli_seal_stored(c, fs, sel, i, &m);
 		if (err) {
 			cli_error(err, "while reading '%s'", cli_name(sel->v[i].path));
 			return CLI_EXIT_FAILURE;

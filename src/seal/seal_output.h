@@ -6,9 +6,13 @@
 #include "cmd/select.h"
 #include "seal/seal_run.h"
 
-/* One committed file: its digest line, its manifest entry, a note for a skip or -v. */
+/*
+ * One committed file: its digest line, its manifest entry, a note for a skip,
+ * a re-signed file or -v.
+ */
 errcode_t cli_seal_report(struct cli_seal_run *c, const struct cli_target *t,
-			  const struct e2verity_seal_result *res, unsigned int bs);
+			  const struct cli_seal_rec *rec, const struct e2verity_seal_result *res,
+			  unsigned int bs);
 int cli_seal_report_skips(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
 			  const struct cli_seal_rec *plans);
 /* How many files were sealed already (one line each with -v, said as they were met). */

@@ -5,6 +5,7 @@
 
 #include "seal/seal_pass.h"
 #include "cli/cli.h"
+#include "cmd/select.h"
 #include "output/names.h"
 #include "seal/seal_run.h"
 
@@ -43,17 +44,19 @@ int cli_seal_no_ima_keep(void *ctx, unsigned int alg, const uint8_t *digest, con
 	return 1;
 }
 
-errcode_t cli_seal_stored(const struct cli_seal_run *c, ext2_filsys fs, ext2_ino_t ino,
-			  struct e2verity_seal_plan *plan)
+errcode_t cli_seal_stored(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
+			  size_t i, struct e2verity_seal_plan *plan)
 {
 	struct e2verity_seal_opts o = c->opts;
 	errcode_t err;
 
+	/* the signature brought for the file, which the options find by its index */
+	c->index = i;
 	/* what becomes of security.ima is in the record: a value kept here refuses nothing */
 	o.ima_keep = cli_seal_no_ima_keep;
-	err = e2verity_seal_prepare(fs, ino, &o, plan);
+	err = e2verity_seal_prepare(fs, sel->v[i].ino, &o, plan);
 	/* the read-only handle saw the same file a moment ago */
-	if (!err && plan->action != E2VERITY_SEAL_SKIP)
+	if (!err && plan->action != E2VERITY_SEAL_SKIP && plan->action != E2VERITY_SEAL_RESIGN)
 		err = E2VERITY_ET_CORRUPT;
 	return err;
 }

@@ -36,8 +36,21 @@ struct cli_ima_detached {
  */
 struct cli_seal_rec {
 	uint64_t data_size;
-	uint8_t action; /* enum e2verity_seal_action */
-	uint8_t ima;	/* enum e2verity_ima_action */
+	uint8_t action;	       /* enum e2verity_seal_action */
+	uint8_t ima;	       /* enum e2verity_ima_action */
+	uint8_t signed_before; /* E2VERITY_SEAL_RESIGN: the file had a signature */
+};
+
+/* how many files the pre-flight refused, and why: the first few are named */
+struct cli_seal_refusals {
+	size_t n, named;
+	/* the reasons met, each with its count, in the order first met */
+	struct {
+		errcode_t err;
+		size_t n;
+	} why[8];
+	size_t nwhy;
+	size_t other; /* refused for a reason past the eighth */
 };
 
 struct cli_seal_run {
@@ -55,6 +68,8 @@ struct cli_seal_run {
 	enum cli_manifest_format mformat;
 	struct cli_manifest mf; /* one entry per file, until the run succeeds */
 	struct e2verity_signer *signer;
+	/* --key's certificate: a signature a sealed file has that it verifies is kept */
+	struct e2verity_verifier *key_verifier;
 	struct e2verity_verifier *verifier; /* --cert/--ca for detached signatures */
 	struct cli_kernel kernel;	    /* --min-kernel */
 	/* security.ima: a key here (--ima-key), or values made elsewhere (--ima-signatures-from) */
@@ -76,6 +91,9 @@ struct cli_seal_run {
 	unsigned int blocksize;
 	size_t skipped;	 /* files reported as sealed already, with these parameters */
 	size_t ima_kept; /* files sealed already whose security.ima is kept */
+	/* files committed: sealed or resealed; sealed already and signed, re-signed, unsigned */
+	size_t sealed, signed_added, signed_replaced, signed_removed, ima_written;
+	struct cli_seal_refusals refused;
 };
 
 #endif /* CLI_SEAL_RUN_H */

@@ -18,6 +18,29 @@
 #include "seal/seal_pass.h"
 #include "seal/seal_run.h"
 
+/* The seal's signer for --key: the key loaded, on any thread */
+static errcode_t cli_seal_sign_key(void *ctx, unsigned int alg, const uint8_t *digest,
+				   uint8_t **sig, size_t *sig_size)
+{
+	const struct cli_seal_run *c = ctx;
+
+	return e2verity_sign_digest(c->signer, alg, digest, sig, sig_size);
+}
+
+/*
+ * A sealed file's signature is --key's when it verifies against its
+ * certificate: then the file is signed already (an ECDSA signature differs
+ * each time it is made, so the bytes cannot tell).
+ */
+static int cli_seal_keep_key(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *sig,
+			     size_t sig_size)
+{
+	const struct cli_seal_run *c = ctx;
+
+	return c->key_verifier &&
+	       e2verity_verifier_verify(c->key_verifier, alg, digest, sig, sig_size) == 0;
+}
+
 /*
  * Loads the signing key before the image is touched.  The space check needs
  * the signature's size before any digest is known: one signature of a dummy
@@ -39,8 +62,16 @@ errcode_t cli_seal_signer(struct cli_seal_run *c, const char **doing)
 	free(sig);
 	if (err)
 		return err;
-	c->opts.sign = cli_sign_cb;
-	c->opts.sign_ctx = c->signer;
+	c->opts.sign = cli_seal_sign_key;
+	c->opts.sig_keep = cli_seal_keep_key;
+	c->opts.sign_ctx = c;
+	/*
+	 * Without a verifier (a certificate the kernel would not load), no
+	 * signature a file has is taken for this key's: --force replaces it
+	 */
+	if (e2verity_verifier_load(c->so.certfile ? c->so.certfile : c->so.keyfile, NULL,
+				   &c->key_verifier))
+		c->key_verifier = NULL;
 	/* one loaded key signs on every hashing thread at once (OpenSSL 3 keys are shared read-only) */
 	c->opts.flags |= E2VERITY_SEAL_SIGN_ANY_THREAD;
 	c->opts.sig_size_max = sig_size + 16;
@@ -70,6 +101,21 @@ static errcode_t cli_detached_cb(void *ctx, unsigned int alg, const uint8_t *dig
 	memcpy(*sig, d->sig, d->size);
 	*sig_size = d->size;
 	return 0;
+}
+
+/* A sealed file's signature is kept when it is the one brought for it, byte for byte. */
+static int cli_detached_keep(void *ctx, unsigned int alg, const uint8_t *digest, const uint8_t *sig,
+			     size_t sig_size)
+{
+	const struct cli_seal_run *c = ctx;
+	const struct cli_detached *d;
+
+	(void)alg;
+	(void)digest;
+	if (c->index >= c->ndetached)
+		return 0;
+	d = &c->detached[c->index];
+	return d->sig && d->size == sig_size && memcmp(d->sig, sig, sig_size) == 0;
 }
 
 /* Reads one signature file whole; a file larger than any signature is refused unread. */
@@ -173,6 +219,7 @@ int cli_detached_load(struct cli_seal_run *c, const struct cli_selection *sel)
 	if (bad)
 		return CLI_EXIT_FAILURE;
 	c->opts.sign = cli_detached_cb;
+	c->opts.sig_keep = cli_detached_keep;
 	c->opts.sign_ctx = c;
 	c->opts.sig_size_max = max;
 	return CLI_EXIT_OK;
@@ -186,6 +233,7 @@ int cli_detached_load(struct cli_seal_run *c, const struct cli_selection *sel)
 int cli_detached_verify(struct cli_seal_run *c, ext2_filsys fs, const struct cli_selection *sel,
 			const struct cli_seal_rec *plans)
 {
+	struct e2verity_seal_plan stored;
 	struct e2verity_result r;
 	unsigned int bad = 0;
 	errcode_t err;
@@ -200,7 +248,14 @@ int cli_detached_verify(struct cli_seal_run *c, ext2_filsys fs, const struct cli
 
 		if (plans[i].action == E2VERITY_SEAL_SKIP)
 			continue;
-		err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
+		/* a file sealed already is signed with the digest it has: nothing is hashed */
+		if (plans[i].action == E2VERITY_SEAL_RESIGN) {
+			err = cli_seal_stored(c, fs, sel, i, &stored);
+			r.desc = stored.desc;
+			memcpy(r.digest, stored.digest, sizeof(r.digest));
+		} else {
+			err = e2verity_seal_digest(fs, sel->v[i].ino, &c->opts, &r);
+		}
 		if (err) {
 			cli_error(err, "while hashing '%s'", cli_name(sel->v[i].path));
 			bad++;

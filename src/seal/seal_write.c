@@ -39,7 +39,11 @@ static void cli_seal_written(void *ctx, size_t i, const struct e2verity_seal_res
 {
 	struct cli_seal_run *c = ctx;
 
-	cli_progress_file(&c->bar, res->action == E2VERITY_SEAL_SKIP ? 0 : c->plans[i].data_size,
+	/* a file re-signed is not hashed */
+	cli_progress_file(&c->bar,
+			  res->action == E2VERITY_SEAL_NEW || res->action == E2VERITY_SEAL_RESEAL
+				  ? c->plans[i].data_size
+				  : 0,
 			  c->current);
 }
 
@@ -51,7 +55,7 @@ static errcode_t cli_seal_committed(void *ctx, size_t i, const struct e2verity_s
 	/* what is printed next is not drawn over */
 	cli_progress_clear(&c->bar);
 	/* cli_seal_manifest_add() says what failed */
-	return cli_seal_report(c, &c->sel->v[i], res, c->blocksize);
+	return cli_seal_report(c, &c->sel->v[i], &c->plans[i], res, c->blocksize);
 }
 
 /* The writing phase; the pre-flight has passed. */
@@ -96,7 +100,8 @@ int cli_seal_write(struct cli_seal_run *c, const struct cli_selection *sel,
 		uint64_t bytes = 0;
 
 		for (size_t i = 0; i < sel->n; i++)
-			if (plans[i].action != E2VERITY_SEAL_SKIP)
+			if (plans[i].action == E2VERITY_SEAL_NEW ||
+			    plans[i].action == E2VERITY_SEAL_RESEAL)
 				bytes += plans[i].data_size;
 		cli_progress_total(&c->bar, sel->n, bytes);
 	}

@@ -99,16 +99,27 @@ judge()
 			return
 		fi
 	fi
+	# signing sealed files: every file stays sealed, signed whole or not at all
+	if [ -n "$J_SIGNED" ]; then
+		# shellcheck disable=SC2086 # FILES is a list of paths without blanks
+		if [ "$j_sealed" -ne "$(echo $FILES | wc -w)" ]; then
+			fail "$j_name: $j_sealed files sealed, want all: $(cat measure.out)"
+			return
+		fi
+		# shellcheck disable=SC2086
+		sig_judge "$j_name" "$j_img" sigs cert.pem $FILES || return
+	fi
 	if [ -n "$J_IMA" ]; then
 		snapshot "$j_img" snap.cmds >cut.snap
 		# shellcheck disable=SC2086
 		ima_judge "$j_name" "$j_img" cut.snap "$J_IMA" $FILES || return
 	fi
-	pass "$j_name ($j_sealed sealed)"
+	pass "$j_name ($j_sealed sealed${J_SIGNED:+, $SIG_JUDGE_SIGNED signed})"
 }
 
 
 J_IMA=
+J_SIGNED=
 CUT_MODES="kill fail term"
 
 # sealed.img: base.img with every file sealed (what the unseal and repair cuts start from)

@@ -185,6 +185,40 @@ cut_writes()
 	done
 }
 
+# sig_judge NAME IMG DIR CERT PATH...: each PATH of IMG is signed with the bytes of DIR/PATH.sig
+# (fsverity sign's) or not signed at all, never anything between, and check --cert=CERT passes;
+# SIG_JUDGE_SIGNED says how many are signed
+sig_judge()
+{
+	sj_name=$1 sj_img=$2 sj_dir=$3 sj_cert=$4
+	shift 4
+	SIG_JUDGE_SIGNED=0
+	for sj_f in "$@"; do
+		judge_e2verity dump "$sj_img" "$sj_f" signature >"$T_TMP/sig.out" 2>/dev/null || continue
+		if ! cmp -s "$T_TMP/sig.out" "$sj_dir$sj_f.sig"; then
+			fail "$sj_name: $sj_f: the stored signature is not fsverity sign's"
+			return 1
+		fi
+		SIG_JUDGE_SIGNED=$((SIG_JUDGE_SIGNED + 1))
+	done
+	if ! judge_e2verity check --cert="$sj_cert" "$sj_img" >"$T_TMP/check.out" 2>&1; then
+		fail "$sj_name: check --cert: $(cat "$T_TMP/check.out")"
+		return 1
+	fi
+}
+
+# sign_sources DIR KEY CERT PATH...: DIR/PATH.sig, fsverity sign's signature of src/PATH
+sign_sources()
+{
+	ss_dir=$1 ss_key=$2 ss_cert=$3
+	shift 3
+	for ss_f in "$@"; do
+		mkdir -p "$ss_dir$(dirname "$ss_f")"
+		fsverity sign "src$ss_f" "$ss_dir$ss_f.sig" --key="$ss_key" --cert="$ss_cert" \
+			>/dev/null || fail "fsverity sign $ss_f"
+	done
+}
+
 # ima_files IMG PATH...: those PATHs whose inode has a security.ima attribute, one a line, from
 # one debugfs run
 ima_files()

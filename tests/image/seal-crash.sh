@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# seal-crash.sh - a seal, an unseal, check -p and check -y cut at every write (killed, or the write failing):
-# after e2fsck's journal replay the image is clean and each file is sealed and right, or untouched;
+# seal-crash.sh - a seal, an unseal, check -p and check -y, and signing sealed files cut at every write
+# (killed, or the write failing): after e2fsck's journal replay the image is clean and each file is
+# sealed and right, or untouched (a sealed file signed whole, or not at all);
 # with --ima-key (and its unseal, and --ima-only), a file is sealed exactly when it has its
 # security.ima, one in an extended attribute block too
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -38,9 +39,30 @@ done >want.all
 snapshot_cmds $FILES >snap.cmds
 snapshot base.img snap.cmds >ref.snap
 
+# judge_signed NAME IMG: after a cut of signing the sealed files and the replay, e2fsck is clean and
+# every file is sealed with fsverity's digest, and signed with fsverity sign's bytes or not at all
+judge_signed()
+{
+	js_name=$1 js_img=$2
+	e2fsck -fy -E journal_only "$js_img" >/dev/null 2>&1
+	if ! e2fsck -fn "$js_img" >fsck.out 2>&1; then
+		fail "$js_name: e2fsck -fn after replay: $(grep -v '^Pass\|^e2fsck' fsck.out | head -5)"
+		return
+	fi
+	judge_e2verity measure --all "$js_img" 2>&1 | sort >measure.out
+	if ! sort want.all | cmp -s - measure.out; then
+		fail "$js_name: digests: $(cat measure.out)"
+		return
+	fi
+	# shellcheck disable=SC2086
+	sig_judge "$js_name" "$js_img" sigs sign.crt $FILES || return
+	pass "$js_name ($SIG_JUDGE_SIGNED signed)"
+}
+
 # judge NAME IMG: after replay, e2fsck is clean, each file sealed and right or as mke2fs made it
 judge()
 {
+	[ -z "$J_SIGN" ] || { judge_signed "$@"; return; }
 	j_name=$1 j_img=$2
 	e2fsck -fy -E journal_only "$j_img" >/dev/null 2>&1
 	if ! e2fsck -fn "$j_img" >fsck.out 2>&1; then
@@ -77,6 +99,7 @@ judge()
 }
 
 J_IMA=
+J_SIGN=
 # every cut point killed; a failing write at every third one
 # shellcheck disable=SC2034 # read by cut_writes (image-lib.sh), through eval
 CUT_STEP_fail=3
@@ -90,6 +113,15 @@ cut_writes "unseal" sealed.img unseal
 repair_setup sealed.img
 repair_cuts "check -p" replay "kill fail" -p
 repair_cuts "check -y" replay "kill fail" -y --manifest=want.all
+
+# issue 38: signing files sealed without a signature writes their descriptor, signature and size
+# word to fresh blocks the extents switch to: never a file half signed, nor one unsealed
+self_signed sign.key sign.crt "e2verity crash signer"
+# shellcheck disable=SC2086
+sign_sources sigs sign.key sign.crt $FILES
+J_SIGN=1
+cut_writes "seal --key on sealed files" sealed.img seal -q --key=sign.key --cert=sign.crt
+J_SIGN=
 
 # issue 21: never a sealed file without its security.ima, nor the reverse
 J_IMA=seal

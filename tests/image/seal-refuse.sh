@@ -85,7 +85,7 @@ refuse "journal needs recovery" 1 "Filesystem journal needs recovery (run e2fsck
 cp ok.img sealed.img
 "$E2VERITY" seal -q sealed.img /good /big || fail "sealing the test file"
 refuse "sealed with another hash" 1 \
-	"File is already sealed with other parameters while checking '/good'" sealed.img \
+	"File is already sealed with other parameters (--force reseals it) while checking '/good'" sealed.img \
 	--hash-alg=sha512 sealed.img /good
 refuse "sealed with another salt" 1 "already sealed with other parameters" sealed.img \
 	--salt=abcd sealed.img /big

@@ -83,9 +83,9 @@ expect_fail "missing key" 1 "No such file or directory while loading 'nokey.pem'
 expect_fail "--cert without --key" 2 "needs --key" "$E2VERITY" seal --cert=cert.pem bad.img /small
 check "bad keys: image unchanged" cmp -s bad.img base.img
 
-# a signed file counts as sealed with other parameters for an unsigned seal
+# a signed file is refused by an unsigned seal, which names the way out (tests/image/seal-sign-sealed.sh)
 cp bytes-small.img again.img
-expect_fail "signed file, unsigned seal" 1 "already sealed with other parameters" \
+expect_fail "signed file, unsigned seal" 1 "File is already sealed and signed, and no signature was given (--force removes it)" \
 	"$E2VERITY" seal again.img /small
 check "refusal leaves it alone" cmp -s again.img bytes-small.img
 finish

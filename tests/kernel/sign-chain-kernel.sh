@@ -6,7 +6,9 @@
 #     the CA-issued certificate out, are refused;
 # (b) detached signing: digests from `seal -n --manifest --for-builtin-sig`, signatures made by
 #     `openssl smime` from those lines alone, put back with `seal --signatures-from`: the files open
-#     once the signer's certificate is loaded, and the kernel's signature is openssl's bytes.
+#     once the signer's certificate is loaded, and the kernel's signature is openssl's bytes;
+# (c) issue 38, signing later: files sealed without a signature, then signed in place by seal
+#     --key (the CA-issued signer) and by seal --signatures-from (openssl's), open and read back.
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -56,6 +58,9 @@ rand_bytes 5000 >src/a/nocert
 rand_bytes 1000000 >src/b/x
 rand_bytes 1 >src/b/sub/y
 rand_bytes 100 >src/unsigned
+mkdir -p src/c
+rand_bytes 200000 >src/c/late
+rand_bytes 3000 >src/c/dlate
 mke2fs -q -F -t ext4 -b 4096 -d src img 32M >/dev/null
 
 # (a) the CA-issued signer's certificate goes into each signature by default
@@ -76,11 +81,21 @@ same "manifest lines" "$(wc -l <digests.txt | tr -d ' ')" 2
 "$E2VERITY" seal -q --signatures-from=sigs --cert=dsigner.crt img /b/x /b/sub/y ||
 	fail "seal --signatures-from: exit $?"
 "$E2VERITY" seal -q img /unsigned || fail "seal /unsigned: exit $?"
+
+# (c) sealed at build time without a signature, signed in a later step: the descriptor alone
+"$E2VERITY" seal -q img /c/late /c/dlate || fail "seal /c without signatures: exit $?"
+"$E2VERITY" seal -q --key=signer.key --cert=signer.crt img /c/late ||
+	fail "seal --key on the sealed /c/late: exit $?"
+"$E2VERITY" seal -n -q --for-builtin-sig --manifest=late.txt img /c/dlate ||
+	fail "seal -n --manifest of the sealed /c/dlate: exit $?"
+smime_sign_digests late.txt lsigs dsigner.crt dsigner.key
+"$E2VERITY" seal -q --signatures-from=lsigs --cert=dsigner.crt img /c/dlate ||
+	fail "seal --signatures-from on the sealed /c/dlate: exit $?"
 if e2fsck -fn img >fsck.out 2>&1; then pass "e2fsck -fn clean"; else fail "e2fsck: $(cat fsck.out)"; fi
 
 # e2verity check agrees with what the kernel is about to say
-"$E2VERITY" check --ca=ca.crt img /a/one /a/two >chk.out 2>&1
-same "check --ca=ca.crt accepts /a/one /a/two" "$?" 0
+"$E2VERITY" check --ca=ca.crt img /a/one /a/two /c/late >chk.out 2>&1
+same "check --ca=ca.crt accepts /a/one /a/two /c/late" "$?" 0
 "$E2VERITY" check --ca=ca.crt img /a/other >chk.out 2>&1
 same "check --ca=ca.crt flags /a/other" "$? $(grep -o 'SIG_UNTRUSTED' chk.out)" "4 SIG_UNTRUSTED"
 "$E2VERITY" check --cert=dsigner.crt img /b/x /b/sub/y >chk.out 2>&1
@@ -90,13 +105,13 @@ cat >guest.sh <<'GUEST'
 mount_image /dev/vda /mnt ro
 require_signatures 1
 load_cert /files/ca.der
-hash_all /mnt/a/one /mnt/a/two /mnt/a/other /mnt/a/nocert /mnt/unsigned
-measure_all /mnt/a/one /mnt/a/two
+hash_all /mnt/a/one /mnt/a/two /mnt/a/other /mnt/a/nocert /mnt/unsigned /mnt/c/late
+measure_all /mnt/a/one /mnt/a/two /mnt/c/late
 echo "BEFORE-DSIGNER $(hash_one /mnt/b/x)"
 load_cert /files/dsigner.der
-hash_all /mnt/b/x /mnt/b/sub/y
-measure_all /mnt/b/x /mnt/b/sub/y
-metadata_all signature /mnt/b/x /mnt/b/sub/y
+hash_all /mnt/b/x /mnt/b/sub/y /mnt/c/dlate
+measure_all /mnt/b/x /mnt/b/sub/y /mnt/c/dlate
+metadata_all signature /mnt/b/x /mnt/b/sub/y /mnt/c/dlate
 true
 GUEST
 start=$(date +%s)
@@ -111,7 +126,7 @@ case $(grep '^CERT /files/ca.der' out) in
 "CERT /files/ca.der OK "*) pass "the CA alone is in .fs-verity" ;;
 *) fail "loading the CA: $(grep '^CERT' out)" ;;
 esac
-for f in a/one a/two; do
+for f in a/one a/two c/late; do
 	same "(a) /$f, signed by a CA-issued signer, reads back" "$(kh_get out SHA256 /mnt/$f)" \
 		"$(sha256sum <src/$f | cut -d' ' -f1)"
 	same "(a) /$f measures as fsverity digest" "$(kh_get out MEASURE /mnt/$f)" \
@@ -137,12 +152,14 @@ case $(grep '^CERT /files/dsigner.der' out) in
 "CERT /files/dsigner.der OK "*) pass "the detached signer's certificate loaded" ;;
 *) fail "loading the detached signer: $(grep '^CERT' out)" ;;
 esac
-for f in b/x b/sub/y; do
+for f in b/x b/sub/y c/dlate; do
 	same "(b) /$f, detached signature, reads back" "$(kh_get out SHA256 /mnt/$f)" \
 		"$(sha256sum <src/$f | cut -d' ' -f1)"
 	same "(b) /$f measures as fsverity digest" "$(kh_get out MEASURE /mnt/$f)" \
 		"$(fsverity digest src/$f | cut -d' ' -f1)"
-	want="$(wc -c <sigs/$f.sig | tr -d ' ') $(sha256sum <sigs/$f.sig | cut -d' ' -f1)"
+	sig=sigs/$f.sig
+	[ "$f" != c/dlate ] || sig=lsigs/$f.sig
+	want="$(wc -c <"$sig" | tr -d ' ') $(sha256sum <"$sig" | cut -d' ' -f1)"
 	got=$(awk -v p=/mnt/$f '$1 == "METADATA" && $2 == p && $3 == "signature" {
 		sub(/^[^ ]+ +[^ ]+ +[^ ]+ ?/, ""); print; exit }' out)
 	same "(b) /$f: the kernel's signature is openssl's bytes" "$got" "$want"
