@@ -21,11 +21,15 @@ static const struct cli_command cli_commands[] = {
 	  "FILE... [--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
 	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE] [--compact] [--for-builtin-sig]",
 	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
-	{ "sign", cmd_sign, "Sign the fs-verity digest of a host file (PKCS#7, as fsverity sign)",
+	{ "sign", cmd_sign,
+	  "Sign the fs-verity digest of a host file, or a manifest's (PKCS#7, as fsverity sign)",
 	  "FILE OUT_SIGFILE --key=KEYFILE [--cert=CERTFILE] [--key-pass=PASS]\n"
-	  "\t\t[--embed-cert|--no-embed-cert]\n"
+	  "\t\t[--embed-cert|--no-embed-cert] [-j N|--threads=N]\n"
 	  "\t\t[--hash-alg=HASH_ALG] [--block-size=BLOCK_SIZE] [--salt=SALT]\n"
-	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]",
+	  "\t\t[--out-merkle-tree=FILE] [--out-descriptor=FILE]\n"
+	  "\t| --digests-from=MANIFEST|- SIGDIR --key=KEYFILE [--cert=CERTFILE]\n"
+	  "\t\t[--key-pass=PASS] [--embed-cert|--no-embed-cert] [-j N|--threads=N]\n"
+	  "\t\t(MANIFEST: the digests a dry-run seal lists; SIGDIR/PATH.sig, as seal reads them)",
 	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "seal", cmd_seal, "Enable fs-verity on files inside an unmounted ext4 image",
 	  "[--partition=N|NAME|UUID] [-r] [-a|--all] [--files-from=LIST [-0|--null]]\n"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cmd_sign.c - `e2verity sign`: a built-in signature of a host file, as `fsverity sign` */
+/* cmd_sign.c - `e2verity sign`: signatures of a host file or of a manifest, as `fsverity sign` */
 #include "config.h"
 
 #include <errno.h>
@@ -11,20 +11,63 @@
 #include "cmd/cmd_sign.h"
 #include "cli/cli.h"
 #include "cmd/host_digest.h"
+#include "cmd/sign_batch.h"
 #include "cmd/signer.h"
 #include "image/same_file.h"
 #include "output/names.h"
 #include "output/outfile.h"
+
+enum {
+	OPT_DIGESTS_FROM = OPT_FIRST_PRIVATE,
+};
+
+/*
+ * --digests-from: the digests are the manifest's, so the options that make
+ * one (tree options) have nothing to act on; refused rather than ignored.
+ */
+static int cmd_sign_batch(const struct cli_command *cmd, int argc, char *argv[],
+			  const char *manifest, const struct cli_signer_opts *so, int tree_opts,
+			  unsigned int threads)
+{
+	struct cli_names names = { 0 };
+	int r;
+
+	if (tree_opts)
+		return cli_usage_error(cmd, "--digests-from signs the manifest's digests: the tree "
+					    "options (--hash-alg, --block-size, --salt, --out-*) "
+					    "belong to the run that wrote it");
+	if (argc - optind > 1)
+		return cli_usage_error(cmd, "too many operands: '%s' after SIGDIR",
+				       cli_name(argv[optind + 1]));
+	if (argc - optind != 1)
+		return cli_usage_error(cmd, "SIGDIR is needed with --digests-from");
+	if (!so->keyfile)
+		return cli_usage_error(cmd, "no --key given");
+	if (strcmp(manifest, "-") == 0 && so->key_pass && strcmp(so->key_pass, "stdin") == 0)
+		return cli_usage_error(cmd, "--digests-from=- and --key-pass=stdin both read "
+					    "standard input");
+	cli_names_add(&names, manifest, "the digests (--digests-from)", 0);
+	cli_names_add(&names, so->keyfile, "the key (--key)", 0);
+	cli_names_add(&names, so->certfile, "the certificate (--cert)", 0);
+	r = cli_names_check(cmd, &names);
+	if (r)
+		return r;
+	return cli_sign_batch(manifest, argv[optind], so, threads);
+}
 
 int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		CLI_TREE_LONG_OPTIONS,
 		CLI_SIGNER_LONG_OPTIONS,
+		{ "digests-from", required_argument, NULL, OPT_DIGESTS_FROM },
+		{ "threads", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_signer_opts so = { .embed = -1 };
-	const char *file, *sigfile, *doing;
+	const char *file, *sigfile, *doing, *manifest = NULL;
+	unsigned int threads = cli_default_threads();
+	int tree_opts = 0;
 	char dg[CLI_DIGEST_STRING_MAX];
 	struct e2verity_signer *signer = NULL;
 	struct cli_tree_opts t = { 0 };
@@ -37,18 +80,29 @@ int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 	struct cli_getopt g;
 	errcode_t err;
 
-	cli_getopt_init(&g, cmd, argc, argv, "", longopts);
+	cli_getopt_init(&g, cmd, argc, argv, "j:", longopts);
 	while ((opt = cli_getopt(&g)) != -1) {
 		r = cli_parse_tree_option(opt, optarg, &t);
 		if (r < 0)
 			return cli_usage_error(cmd, NULL);
+		tree_opts |= r > 0;
 		if (r > 0 || cli_parse_signer_option(opt, optarg, &so))
 			continue;
 		switch (opt) {
+		case OPT_DIGESTS_FROM:
+			manifest = optarg;
+			break;
+		case 'j':
+			if (cli_parse_threads(optarg, &threads))
+				return cli_usage_error(cmd, "invalid thread count '%s' (1 to %d)",
+						       optarg, CLI_THREADS_MAX);
+			break;
 		default:
 			return g.status ? g.status : cli_usage_error(cmd, NULL);
 		}
 	}
+	if (manifest)
+		return cmd_sign_batch(cmd, argc, argv, manifest, &so, tree_opts, threads);
 	if (argc - optind > 2)
 		return cli_usage_error(cmd, "too many operands: '%s' after FILE and OUT_SIGFILE",
 				       cli_name(argv[optind + 2]));
@@ -58,7 +112,7 @@ int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 		return cli_usage_error(cmd, "no --key given");
 	file = argv[optind];
 	sigfile = argv[optind + 1];
-	t.params.threads.count = cli_default_threads();
+	t.params.threads.count = threads;
 	if (e2verity_params_validate(&t.params))
 		return cli_usage_error(cmd, "invalid tree parameters");
 	/* the signature written over FILE or the key would lose it */

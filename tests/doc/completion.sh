@@ -95,6 +95,9 @@ mkdir "$T_TMP/host"
 is "IMAGE is a host file" "$T_TMP/host/image.img" seal "$T_TMP/host/im"
 is "-z UNDO_FILE is a host file" "$T_TMP/host/image.img" seal -z "$T_TMP/host/im"
 is "--key= is a host file" "$T_TMP/host/image.img" seal --key = "$T_TMP/host/im"
+is "sign --digests-from= is a host file" "$T_TMP/host/image.img" sign --digests-from = "$T_TMP/host/im"
+is "sign -j: no guess" "" sign --digests-from=m -j ""
+is "sign SIGDIR is a host file" "$T_TMP/host/image.img" sign --digests-from=m "$T_TMP/host/im"
 
 # paths inside the image, one component at a time; seal offers every file, the others the sealed ones
 is "seal: root" "/" seal "$img" ""

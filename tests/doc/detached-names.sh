@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# detached-names.sh - the detached-signing loop as README.md and doc/e2verity.8 print it, and
-# doc/examples/ostree-composefs.sh, work for every name: a tab, a newline, a backslash, a byte that
-# is not UTF-8, trailing spaces, a carriage return, a directory with a newline, a hard link
+# detached-names.sh - the detached signing of README.md and doc/e2verity.8 (sign --digests-from,
+# and the openssl loop) and doc/examples/ostree-composefs.sh work for every name: a tab, a newline,
+# a backslash, a byte that is not UTF-8, trailing spaces, a carriage return, a directory with a
+# newline, a hard link
 #
-# The loops are cut out of the documents and run as they are, with sh.  Oracles: each stored
+# The commands are cut out of the documents and run as they are, with sh.  Oracles: each stored
 # signature verifies with openssl against the formatted digest that fsverity digest
 # --for-builtin-sig gives for the source file, chained to the CA; e2fsck -fn.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -83,15 +84,24 @@ run_doc()
 	check "$1: e2fsck -fn" fsck_clean rootfs.img
 }
 
-block 'e2verity seal -n -r --for-builtin-sig' '--signatures-from=sigs' "$top_srcdir/README.md" >readme.sh
-check "README: the detached-signing loop found" grep -q 'while read -r hex path' readme.sh
-run_doc "README's loop" readme.sh
+block 'e2verity seal -n -r --manifest=digests.txt' '--signatures-from=sigs' "$top_srcdir/README.md" >readme.sh
+check "README: the detached-signing flow found" grep -q 'e2verity sign --digests-from=' readme.sh
+run_doc "README's flow" readme.sh
 
-# the man page's: its roff escapes taken off
-sed -n '/^\.SH DETACHED SIGNING/,/^\.SH/p' "$top_srcdir/doc/e2verity.8" | sed -n '/^\.EX/,/^\.EE/p' |
-	sed '/^\.E[XE]/d; s/\\-/-/g; s/\\e/\\/g' >man.sh
-check "man page: the detached-signing loop found" grep -q 'while read -r hex path' man.sh
-run_doc "the man page's loop" man.sh
+# the man page's two: sign --digests-from, and the openssl loop; their roff escapes taken off
+# man_example N: the Nth example of DETACHED SIGNING
+man_example()
+{
+	sed -n '/^\.SH DETACHED SIGNING/,/^\.SH/p' "$top_srcdir/doc/e2verity.8" |
+		awk -v n="$1" '/^\.EX/ { k++; next } /^\.EE/ { next } k == n && !done { print } /^\.RE/ && k == n { done = 1 }' |
+		sed '/^\.RE/d; s/\\-/-/g; s/\\e/\\/g'
+}
+man_example 1 >man.sh
+check "man page: the detached-signing flow found" grep -q 'e2verity sign --digests-from=' man.sh
+run_doc "the man page's flow" man.sh
+man_example 2 >man-loop.sh
+check "man page: the openssl loop found" grep -q 'while read -r hex path' man-loop.sh
+run_doc "the man page's openssl loop" man-loop.sh
 
 # the worked example, with a self-signed certificate and no certificates in the signatures
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 30 -subj /CN=ex \
