@@ -9,6 +9,9 @@
 # and a program is built against the library through pkg-config.  The packages are removed
 # again whatever happens.  Needs root, as dpkg does.
 . "${top_srcdir:-.}/tests/lib.sh"
+# what is tested here is the installed library: the suite's LD_LIBRARY_PATH (the tree's lib/.libs,
+# perhaps a sanitizer build) must not reach the installed programs nor the package build
+unset LD_LIBRARY_PATH
 require_cmd dpkg-buildpackage dh lintian dpkg pkg-config cc fsverity mke2fs e2fsck flock bash
 [ -z "${E2VERITY_IN_PACKAGE_BUILD:-}" ] || skip "inside the package build itself (debian/rules)"
 [ "$(id -u)" -eq 0 ] || skip "installing packages needs root"
