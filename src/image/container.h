@@ -58,7 +58,19 @@ extern const struct cli_container_ops cli_container_raw;
 
 /* helpers the table and its rows share (container.c) */
 uint32_t cli_disk_le32(const unsigned char *p);
-/* a whole-file image must hold all of its filesystem */
+/*
+ * The bytes of the ext4 filesystem whose superblock is @sb (its 1024
+ * bytes): 0, EXT2_ET_BAD_MAGIC for no ext4 superblock, or
+ * EXT2_ET_CORRUPT_SUPERBLOCK for a block size no filesystem has.
+ */
+errcode_t cli_disk_fs_bytes(const unsigned char *sb, uint64_t *bytes);
+/*
+ * A whole-file image must hold all of its filesystem: @sb read from @what
+ * ("the file"), of @file_size bytes.
+ */
+errcode_t cli_disk_check_super(const unsigned char *sb, uint64_t file_size, const char *what,
+			       char *why, size_t ws);
+/* the same, the superblock read from @fd */
 errcode_t cli_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws);
 /*
  * libext2fs opens @d->file itself: checked whole, or with @placed at
