@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -68,14 +69,90 @@ static void cli_exp_remember(struct cli_expanded *x, const struct stat *st)
 	x->mtime = st->st_mtim;
 }
 
-/* Checks the sparse image's chunks and the room in TMPDIR, then expands it. */
+/*
+ * The ext4 filesystem the checked chunks hold, its superblock read through
+ * them: its size in @fs_bytes, which must fit in what they expand to (a cut
+ * copy would read as zeros past its end).  EXT2_ET_BAD_MAGIC or
+ * EXT2_ET_CORRUPT_SUPERBLOCK, without a word in @why: no filesystem.
+ */
+static errcode_t cli_sparse_fs(int fd, const struct cli_sparse *sp, uint64_t *fs_bytes, char *why,
+			       size_t ws)
+{
+	unsigned char sb[1024];
+	errcode_t err;
+
+	/* past the chunks' end it reads zeros: no magic */
+	err = cli_sparse_read(fd, sp, 1024, sb, sizeof(sb));
+	if (err && err != EXT2_ET_SHORT_READ)
+		return err;
+	err = cli_disk_fs_bytes(sb, fs_bytes);
+	if (err)
+		return err;
+	return cli_disk_check_super(sb, sp->blocks * sp->block_size, "its chunks", why, ws);
+}
+
+/*
+ * What writing expands is bounded before a byte is written: by the
+ * filesystem the chunks hold, not by what the header claims; by the room in
+ * TMPDIR; and by the largest file this process may write (ulimit -f), which
+ * would otherwise kill it half way with SIGXFSZ.
+ */
+static errcode_t cli_sparse_bound(int fd, const struct cli_sparse *sp, const char *tmpdir,
+				  char *why, size_t ws)
+{
+	const uint64_t bytes = sp->blocks * sp->block_size;
+	uint64_t fs_bytes = 0;
+	struct statvfs vfs;
+	struct rlimit rl;
+	errcode_t err;
+
+	err = cli_sparse_fs(fd, sp, &fs_bytes, why, ws);
+	if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_CORRUPT_SUPERBLOCK) {
+		snprintf(why, ws,
+			 " (the chunks of the Android sparse image hold no ext4 filesystem%s; "
+			 "nothing was expanded)",
+			 err == EXT2_ET_CORRUPT_SUPERBLOCK ? ", only a superblock of an impossible "
+							     "block size"
+							   : "");
+		return err;
+	}
+	if (err)
+		return err;
+	/* cli_sparse_fs(): @fs_bytes <= @bytes; the header rounds it up to its blocks, no further */
+	if (bytes - fs_bytes >= sp->block_size) {
+		snprintf(
+			why, ws,
+			" (the Android sparse image claims %llu bytes, more than the %llu of its "
+			"ext4 filesystem; only the filesystem is expanded for writing: nothing was)",
+			(unsigned long long)bytes, (unsigned long long)fs_bytes);
+		return EFBIG;
+	}
+	if (statvfs(tmpdir, &vfs) == 0 && sp->data_bytes > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
+		snprintf(why, ws,
+			 " (expanding the Android sparse image takes %llu bytes in '%s', which has "
+			 "%llu free; TMPDIR chooses another place)",
+			 (unsigned long long)sp->data_bytes, cli_name(tmpdir),
+			 (unsigned long long)vfs.f_bavail * vfs.f_frsize);
+		return ENOSPC;
+	}
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    bytes > (uint64_t)rl.rlim_cur) {
+		snprintf(why, ws,
+			 " (expanding the Android sparse image makes a file of %llu bytes, larger "
+			 "than the %llu this process may write (ulimit -f); nothing was expanded)",
+			 (unsigned long long)bytes, (unsigned long long)rl.rlim_cur);
+		return EFBIG;
+	}
+	return 0;
+}
+
+/* Checks the sparse image's chunks and what expanding them takes, then expands it. */
 static errcode_t cli_sparse_load(int fd, const struct stat *st, struct cli_expanded **ret,
 				 char *why, size_t ws)
 {
 	static int registered;
 	const char *tmpdir = cli_tmpdir();
 	struct cli_expanded *x;
-	struct statvfs vfs;
 	errcode_t err;
 
 	if (!registered && atexit(cli_exp_forget_last) == 0)
@@ -86,6 +163,8 @@ static errcode_t cli_sparse_load(int fd, const struct stat *st, struct cli_expan
 	x->refs = 1;
 	x->fd = -1;
 	err = cli_sparse_scan(fd, st->st_size, &x->sp, why, ws);
+	if (!err)
+		err = cli_sparse_bound(fd, &x->sp, tmpdir, why, ws);
 	if (err)
 		goto out;
 	x->fd = cli_tmpfile(tmpdir, 0600, &x->name);
@@ -93,17 +172,6 @@ static errcode_t cli_sparse_load(int fd, const struct stat *st, struct cli_expan
 		err = errno;
 		snprintf(why, ws, " (no temporary file in '%s' to expand the sparse image into)",
 			 cli_name(tmpdir));
-		goto out;
-	}
-	/* what expanding writes is bounded by the chunks: the room for it is checked first */
-	if (fstatvfs(x->fd, &vfs) == 0 &&
-	    x->sp.data_bytes > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
-		snprintf(why, ws,
-			 " (expanding the Android sparse image takes %llu bytes in '%s', which has "
-			 "%llu free; TMPDIR chooses another place)",
-			 (unsigned long long)x->sp.data_bytes, cli_name(tmpdir),
-			 (unsigned long long)vfs.f_bavail * vfs.f_frsize);
-		err = ENOSPC;
 		goto out;
 	}
 	err = cli_sparse_expand(fd, &x->sp, x->fd);
