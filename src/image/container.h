@@ -11,6 +11,7 @@
 struct cli_disk {
 	char *file;		 /* the file named: what is locked and checked for a mount */
 	char *open_name;	 /* what libext2fs opens: @file, or the copy of a sparse image */
+	io_manager io;		 /* what @open_name is read through; NULL: the usual one */
 	char io_options[48];	 /* "offset=N" when the filesystem does not start at byte 0 */
 	uint64_t offset, size;	 /* the filesystem's place in @open_name; @size 0: to its end */
 	int partno;		 /* the partition chosen, or 0 */

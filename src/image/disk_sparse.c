@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* disk_sparse.c - an Android sparse image: expanded into a copy once, encoded back after writes */
+/* disk_sparse.c - an Android sparse image: read through its chunks, or expanded and written back */
 #include "config.h"
 
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include "image/container.h"
 #include "image/disk.h"
 #include "image/sparse.h"
+#include "image/sparse_io.h"
 #include "output/names.h"
 #include "output/outfile.h"
 
@@ -189,6 +190,43 @@ out:
 	return 0;
 }
 
+/*
+ * For reading: the chunk table checked and the filesystem found through it,
+ * then libext2fs reads the sparse file through the chunks (sparse_io.c):
+ * nothing is expanded, whatever the header claims.
+ */
+static errcode_t cli_sparse_in_place(struct cli_disk *d, char *why, size_t ws)
+{
+	struct cli_sparse sp = { 0 };
+	struct stat st;
+	uint64_t fs_bytes;
+	errcode_t err;
+	int fd;
+
+	fd = open(d->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (fstat(fd, &st) < 0)
+		err = errno;
+	else
+		err = cli_sparse_scan(fd, st.st_size, &sp, why, ws);
+	/* no ext4 superblock is libext2fs' to say: it tries the backups first */
+	if (!err)
+		err = cli_sparse_fs(fd, &sp, &fs_bytes, why, ws);
+	if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_CORRUPT_SUPERBLOCK)
+		err = 0;
+	cli_sparse_free(&sp);
+	close(fd);
+	if (err)
+		return err;
+	if (asprintf(&d->open_name, "%s%s", CLI_SPARSE_IO_PREFIX, d->file) < 0) {
+		d->open_name = NULL;
+		return ENOMEM;
+	}
+	d->io = cli_sparse_io_manager();
+	return 0;
+}
+
 static int cli_sparse_probe(const unsigned char *head, size_t n, const char *opts,
 			    const char *partition)
 {
@@ -221,18 +259,18 @@ static errcode_t cli_sparse_disk_expand(struct cli_disk *d, unsigned int how, ch
 	errcode_t err = 0;
 	int fd;
 
-	if (how & CLI_DISK_WRITE) {
-		/* where it goes back, and that it can, before any work is done */
-		d->out = calloc(1, sizeof(*d->out));
-		if (!d->out)
-			return ENOMEM;
-		err = cli_outfile_open(d->out, d->file, CLI_OUT_WHOLE);
-		if (err) {
-			snprintf(why, ws, "%s%s", d->out->why[0] ? d->out->why : "",
-				 d->out->why[0] ? ""
-						: " (the sparse image cannot be written back)");
-			return err;
-		}
+	/* what only reads needs no copy */
+	if (!(how & CLI_DISK_WRITE))
+		return cli_sparse_in_place(d, why, ws);
+	/* where it goes back, and that it can, before any work is done */
+	d->out = calloc(1, sizeof(*d->out));
+	if (!d->out)
+		return ENOMEM;
+	err = cli_outfile_open(d->out, d->file, CLI_OUT_WHOLE);
+	if (err) {
+		snprintf(why, ws, "%s%s", d->out->why[0] ? d->out->why : "",
+			 d->out->why[0] ? "" : " (the sparse image cannot be written back)");
+		return err;
 	}
 	fd = open(d->file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
