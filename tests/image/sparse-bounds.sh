@@ -5,8 +5,8 @@
 # claiming 2^24 and 2^32 - 1 blocks, chunks that overlap or run past the header's blocks, a cut
 # chunk table, a header larger or smaller than its filesystem, 16 TiB to expand) refused or
 # reported by every command under `ulimit -f`, so that any expansion fails the test, each file
-# byte-identical; a valid image read in place gives what its expansion gives. Oracles: img2simg
-# and simg2img, e2fsck -fn, fsverity digest, cmp.
+# byte-identical; a valid image read in place gives what its expansion gives, and seal and
+# check -p still write it back. Oracles: img2simg and simg2img, e2fsck -fn, fsverity digest, cmp.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/image/image-lib.sh"
 require_cmd img2simg simg2img mke2fs e2fsck fsverity od
@@ -136,6 +136,26 @@ expect_fail "seal of a 64 MiB sparse image under ulimit -f: refused" 1 \
 	"'u.simg' (expanding the Android sparse image makes a file of 67108864 bytes, larger than" \
 	limited "$E2VERITY" seal -q u.simg /hello
 check "... unchanged, nothing in TMPDIR" sh -c 'cmp -s u.simg valid.simg && test -z "$(ls -A tmp)"'
+
+# ---- check -p reads in place, then expands to repair: a damaged Merkle tree block of /a ----
+cp base.img dmg.img
+# /a's tree starts at the 64 KiB boundary after its 300000 bytes: logical block 80
+tblk=$(debugfs -R "bmap /a 80" dmg.img 2>/dev/null)
+printf 'XXXX' | dd of=dmg.img bs=1 seek=$((tblk * 4096 + 100)) conv=notrunc 2>/dev/null
+img2simg dmg.img dmg.simg
+cp dmg.simg dmg.orig
+expect_fail "check -p of a damaged sparse image under ulimit -f: the repair refused" 12 \
+	"'dmg.simg' (expanding the Android sparse image makes a file of" \
+	limited "$E2VERITY" check -p dmg.simg
+check "... unchanged, nothing in TMPDIR" sh -c 'cmp -s dmg.simg dmg.orig && test -z "$(ls -A tmp)"'
+"$E2VERITY" check -p dmg.simg >/dev/null 2>&1
+check "check -p of the damaged sparse image: exit 1, repaired" test $? -eq 1
+simg2img dmg.simg dmg.raw
+debugfs -R "dump /a a.out" dmg.raw >/dev/null 2>&1
+check "... simg2img expands it, e2fsck -fn clean, /a's data unchanged" \
+	sh -c 'e2fsck -fn dmg.raw >/dev/null 2>&1 && cmp -s a.out src/a'
+"$E2VERITY" dump dmg.raw /a merkle_tree >dmg.tree
+check "... /a's Merkle tree is fsverity digest's again" cmp -s dmg.tree a.tree
 
 # ---- hostile images ----
 # every command on FILE under ulimit -f: exit status as each says trouble, PATTERN on stderr, FILE
