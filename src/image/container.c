@@ -46,31 +46,47 @@ static errcode_t cli_disk_fd_size(int fd, const struct stat *st, uint64_t *size)
 	return 0;
 }
 
+errcode_t cli_disk_fs_bytes(const unsigned char *sb, uint64_t *bytes)
+{
+	uint64_t blocks = cli_disk_le32(sb + 4);
+	uint32_t log = cli_disk_le32(sb + 24);
+
+	if ((sb[56] | sb[57] << 8) != CLI_EXT4_MAGIC)
+		return EXT2_ET_BAD_MAGIC;
+	if (log > 6)
+		return EXT2_ET_CORRUPT_SUPERBLOCK;
+	/* as ext2fs_blocks_count(): the high half counts only with the 64bit feature */
+	if (cli_disk_le32(sb + 0x60) & EXT4_FEATURE_INCOMPAT_64BIT)
+		blocks |= (uint64_t)cli_disk_le32(sb + 0x150) << 32;
+	*bytes = blocks << (10 + log);
+	return 0;
+}
+
 /*
  * One cut short reads as zeros past its end, and a write there would make
  * the file grow.  Anything that is not an ext4 superblock is left to
  * libext2fs, which says best what is wrong with it.
  */
+errcode_t cli_disk_check_super(const unsigned char *sb, uint64_t file_size, const char *what,
+			       char *why, size_t ws)
+{
+	uint64_t fs_bytes;
+
+	if (cli_disk_fs_bytes(sb, &fs_bytes) || fs_bytes <= file_size)
+		return 0;
+	snprintf(why, ws,
+		 " (its filesystem is %llu bytes, but %s only %llu: the image is truncated)",
+		 (unsigned long long)fs_bytes, what, (unsigned long long)file_size);
+	return EXT2_ET_SHORT_READ;
+}
+
 errcode_t cli_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws)
 {
 	unsigned char sb[1024];
-	uint64_t fs_bytes;
-	uint32_t log;
 
-	if (pread(fd, sb, sizeof(sb), 1024) != (ssize_t)sizeof(sb) ||
-	    (sb[56] | sb[57] << 8) != CLI_EXT4_MAGIC)
+	if (pread(fd, sb, sizeof(sb), 1024) != (ssize_t)sizeof(sb))
 		return 0;
-	log = cli_disk_le32(sb + 24);
-	if (log > 6)
-		return 0;
-	fs_bytes = ((uint64_t)cli_disk_le32(sb + 4) | (uint64_t)cli_disk_le32(sb + 0x150) << 32)
-		   << (10 + log);
-	if (fs_bytes <= file_size)
-		return 0;
-	snprintf(why, ws,
-		 " (its filesystem is %llu bytes, but the file only %llu: the image is truncated)",
-		 (unsigned long long)fs_bytes, (unsigned long long)file_size);
-	return EXT2_ET_SHORT_READ;
+	return cli_disk_check_super(sb, file_size, "the file", why, ws);
 }
 
 /* what blkid calls the contents of @size bytes at @start, for a message */
@@ -107,8 +123,8 @@ static errcode_t cli_disk_check_place(struct cli_disk *d, int fd, uint64_t file_
 {
 	unsigned char sb[1024];
 	char what[64], type[32];
-	uint64_t fs_bytes;
-	uint32_t log;
+	uint64_t fs_bytes = 0;
+	errcode_t err;
 
 	if (d->partno)
 		snprintf(what, sizeof(what), "partition %d", d->partno);
@@ -122,17 +138,16 @@ static errcode_t cli_disk_check_place(struct cli_disk *d, int fd, uint64_t file_
 	}
 	if (!d->size)
 		d->size = file_size - d->offset;
-	if (pread(fd, sb, sizeof(sb), d->offset + 1024) != (ssize_t)sizeof(sb) ||
-	    (sb[56] | sb[57] << 8) != CLI_EXT4_MAGIC) {
+	if (pread(fd, sb, sizeof(sb), d->offset + 1024) != (ssize_t)sizeof(sb))
+		memset(sb, 0, sizeof(sb));
+	err = cli_disk_fs_bytes(sb, &fs_bytes);
+	if (err == EXT2_ET_BAD_MAGIC) {
 		cli_disk_contents(fd, d->offset, d->size, type, sizeof(type));
 		snprintf(why, ws, " (%s is not an ext4 filesystem: %s)", what, type);
 		return EXT2_ET_BAD_MAGIC;
 	}
-	log = cli_disk_le32(sb + 24);
-	fs_bytes = ((uint64_t)cli_disk_le32(sb + 4) | (uint64_t)cli_disk_le32(sb + 0x150) << 32)
-		   << (10 + (log & 15));
 	/* writes stay inside the filesystem: it must stay inside the partition */
-	if (log > 6 || fs_bytes > d->size) {
+	if (err || fs_bytes > d->size) {
 		snprintf(why, ws,
 			 " (the filesystem at %s is %llu bytes, larger than the %llu there)", what,
 			 (unsigned long long)fs_bytes, (unsigned long long)d->size);

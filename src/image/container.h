@@ -11,6 +11,7 @@
 struct cli_disk {
 	char *file;		 /* the file named: what is locked and checked for a mount */
 	char *open_name;	 /* what libext2fs opens: @file, or the copy of a sparse image */
+	io_manager io;		 /* what @open_name is read through; NULL: the usual one */
 	char io_options[48];	 /* "offset=N" when the filesystem does not start at byte 0 */
 	uint64_t offset, size;	 /* the filesystem's place in @open_name; @size 0: to its end */
 	int partno;		 /* the partition chosen, or 0 */
@@ -58,7 +59,19 @@ extern const struct cli_container_ops cli_container_raw;
 
 /* helpers the table and its rows share (container.c) */
 uint32_t cli_disk_le32(const unsigned char *p);
-/* a whole-file image must hold all of its filesystem */
+/*
+ * The bytes of the ext4 filesystem whose superblock is @sb (its 1024
+ * bytes): 0, EXT2_ET_BAD_MAGIC for no ext4 superblock, or
+ * EXT2_ET_CORRUPT_SUPERBLOCK for a block size no filesystem has.
+ */
+errcode_t cli_disk_fs_bytes(const unsigned char *sb, uint64_t *bytes);
+/*
+ * A whole-file image must hold all of its filesystem: @sb read from @what
+ * ("the file"), of @file_size bytes.
+ */
+errcode_t cli_disk_check_super(const unsigned char *sb, uint64_t file_size, const char *what,
+			       char *why, size_t ws);
+/* the same, the superblock read from @fd */
 errcode_t cli_disk_check_whole(int fd, uint64_t file_size, char *why, size_t ws);
 /*
  * libext2fs opens @d->file itself: checked whole, or with @placed at

@@ -159,8 +159,8 @@ static errcode_t cli_backup_super(struct cli_image *img, const char *opts, int o
 	for (bsize = 1024; bsize <= 4096; bsize *= 2) {
 		/* group 1's first block: 8 * bsize blocks per group, after block 1 for 1 KiB */
 		super = (blk64_t)bsize * 8 + (bsize == 1024);
-		if (!ext2fs_open2(img->disk->open_name, opts, open_flags, super, bsize, CLI_BASE_IO,
-				  &fs))
+		if (!ext2fs_open2(img->disk->open_name, opts, open_flags, super, bsize,
+				  img->disk->io ? img->disk->io : CLI_BASE_IO, &fs))
 			break;
 		fs = NULL;
 	}
@@ -249,6 +249,9 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 				"stale\n",
 				cli_prog, cli_name(name));
 	}
+	/* a sparse image only read is read through its chunks (disk_sparse.c) */
+	if (img->disk->io)
+		io = img->disk->io;
 	if (flags & CLI_IMAGE_WRITE) {
 		if (undo) {
 			err = cli_undo_setup(img, undo, &io);
@@ -265,6 +268,9 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 	err = ext2fs_open2(img->disk->open_name, opts, open_flags, 0, 0, io, &img->fs);
 	if (err)
 		err = cli_backup_super(img, opts, open_flags, writing, err);
+	if (err == EXT2_ET_BAD_MAGIC && img->disk->sparse && !img->why[0])
+		snprintf(img->why, sizeof(img->why),
+			 " (the chunks of the Android sparse image hold no ext4 filesystem)");
 	if (err) {
 		img->fs = NULL;
 		/* nothing was written: an undo file would only mislead */
@@ -277,8 +283,10 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 	 * ahead, mapped data): the file and the offset resolved above, so that
 	 * nothing parses "?offset=" again.  Without it the library opens the
 	 * device name itself, and only a failure to read there costs speed.
+	 * A sparse image read through its chunks has no such file: the library
+	 * reads it through the io channel.
 	 */
-	{
+	if (!img->disk->io) {
 		int fd = open(img->disk->open_name, O_RDONLY | O_CLOEXEC);
 
 		if (fd >= 0) {

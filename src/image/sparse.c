@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* sparse.c - Android sparse images: the chunk table checked, expanded keeping holes, encoded back */
+/* sparse.c - Android sparse images: the chunk table checked, read through, expanded, encoded */
 #include "config.h"
 
 #include <errno.h>
@@ -204,12 +204,13 @@ static errcode_t cli_walk_next(struct cli_walk *w, struct cli_chunk *c, char *wh
 	/* a checksum chunk covers no block */
 	if (c->type == CLI_CHUNK_CRC32)
 		c->blocks = 0;
+	/* chunks follow each other: one that runs past the header's blocks overlaps nothing real */
 	if (c->blocks > w->blocks - w->block) {
-		snprintf(
-			why, ws,
-			" (a damaged Android sparse image: its chunks hold more blocks than the %u "
-			"of its header)",
-			w->blocks);
+		snprintf(why, ws,
+			 " (a damaged Android sparse image: chunk %u of %u covers blocks %llu to "
+			 "%llu, past the %u blocks of its header)",
+			 n, w->chunks, (unsigned long long)c->block,
+			 (unsigned long long)c->block + c->blocks - 1, w->blocks);
 		return EINVAL;
 	}
 	w->block += c->blocks;
@@ -230,7 +231,7 @@ errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, cha
 {
 	struct cli_walk w;
 	struct cli_chunk c;
-	size_t cap = 0;
+	size_t cap = 0, ccap = 0;
 	errcode_t err;
 
 	memset(sp, 0, sizeof(*sp));
@@ -243,8 +244,19 @@ errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, cha
 		err = cli_walk_next(&w, &c, why, ws);
 		if (err)
 			return err;
-		if (c.type == CLI_CHUNK_RAW || (c.type == CLI_CHUNK_FILL && c.fill))
+		if ((c.type == CLI_CHUNK_RAW || (c.type == CLI_CHUNK_FILL && c.fill)) && c.blocks) {
 			sp->data_bytes += (uint64_t)c.blocks * w.block_size;
+			if (cli_grow((void **)&sp->chunks, &ccap, sp->nchunks, sizeof(*sp->chunks)))
+				return ENOMEM;
+			sp->chunks[sp->nchunks++] = (struct cli_sparse_chunk){
+				.block = c.block,
+				.pos = c.data_pos,
+				.blocks = c.blocks,
+				.fill = c.fill,
+				.raw = c.type == CLI_CHUNK_RAW,
+			};
+			continue;
+		}
 		if (c.type != CLI_CHUNK_DONT_CARE || !c.blocks)
 			continue;
 		if (sp->ndontcare &&
@@ -259,6 +271,54 @@ errcode_t cli_sparse_scan(int fd, uint64_t file_size, struct cli_sparse *sp, cha
 		sp->dontcare[sp->ndontcare++].count = c.blocks;
 	}
 	return 0;
+}
+
+errcode_t cli_sparse_read(int fd, const struct cli_sparse *sp, uint64_t pos, void *buf, size_t len)
+{
+	const uint64_t bs = sp->block_size, end = sp->blocks * bs;
+	unsigned char *p = buf;
+	const size_t got = pos >= end ? 0 : end - pos < len ? end - pos : len;
+	size_t lo = 0, hi = sp->nchunks, want = got;
+	errcode_t err = 0;
+
+	memset(p + got, 0, len - got);
+	/* the first chunk that ends after @pos */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((sp->chunks[mid].block + sp->chunks[mid].blocks) * bs <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (!err && want) {
+		const struct cli_sparse_chunk *c = lo < sp->nchunks ? &sp->chunks[lo] : NULL;
+		const uint64_t start = c ? c->block * bs : end;
+		const uint64_t stop = c ? start + c->blocks * bs : end;
+		size_t n;
+
+		if (!c || pos < start) {
+			/* between data chunks or after them: "don't care", a fill of zeros */
+			n = start - pos < want ? start - pos : want;
+			memset(p, 0, n);
+		} else {
+			n = stop - pos < want ? stop - pos : want;
+			if (c->raw) {
+				err = cli_read_at(fd, p, n, c->pos + (pos - start));
+			} else {
+				/* a chunk starts on a block, a multiple of 4 bytes: the phase is @pos's */
+				for (size_t i = 0; i < n; i++)
+					p[i] = c->fill >> 8 * ((pos + i) % 4);
+			}
+			lo++;
+		}
+		p += n;
+		pos += n;
+		want -= n;
+	}
+	if (!err && got < len)
+		err = EXT2_ET_SHORT_READ;
+	return err;
 }
 
 static int cli_is_zero(const unsigned char *b, size_t len)
@@ -559,5 +619,6 @@ errcode_t cli_sparse_encode(int rawfd, const struct cli_sparse *sp, struct cli_o
 void cli_sparse_free(struct cli_sparse *sp)
 {
 	free(sp->dontcare);
+	free(sp->chunks);
 	memset(sp, 0, sizeof(*sp));
 }

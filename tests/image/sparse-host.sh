@@ -180,7 +180,7 @@ elif kind == 'raw':       # the first raw chunk claims far more data than the fi
         p += struct.unpack('<I', d[p + 8:p + 12])[0]
     cnt = 1 << 18
     struct.pack_into('<II', d, p + 4, cnt, 12 + cnt * 4096)
-elif kind == 'fill':      # a fill of 0xff...: 16 TiB to write
+elif kind == 'fill':      # a fill of 0xff...: 16 TiB, no filesystem in it, nothing expanded
     d = d[:28] + struct.pack('<HHII', 0xcac2, 0, 0xffffffff, 16) + b'\xff\xff\xff\xff'
     struct.pack_into('<II', d, 16, 0xffffffff, 1)
 elif kind == 'blocks':    # chunks that hold fewer blocks than the header
@@ -190,7 +190,7 @@ elif kind == 'type':
 open(out, 'wb').write(d)
 EOF
 for k in chunks:"claims 1073741824 chunks, more than" raw:"past its end at byte" \
-	fill:"bytes in '$TMPDIR', which has" blocks:"its chunks hold" type:"unknown type 0xcaff"; do
+	fill:"hold no ext4 filesystem" blocks:"its chunks hold" type:"unknown type 0xcaff"; do
 	kind=${k%%:*}
 	python3 damage.py "$kind" bad.simg
 	cp bad.simg bad.orig
