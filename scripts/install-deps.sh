@@ -9,7 +9,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
 	debhelper lintian
 	clang libclang-rt-14-dev valgrind
 	clang-tools-14 clang-format cppcheck shellcheck
-	qemu-system-x86 linux-image-amd64 busybox-static keyutils cpio
+	qemu-system-x86 linux-image-amd64 busybox-static keyutils cpio zstd
 	qemu-system-arm binutils xz-utils kmod debian-archive-keyring"
 missing=
 for p in $PKGS; do
