@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # seal-basic.sh - e2verity seal -a on images of each supported shape: every file's data, placement
-# and metadata bytes match fsverity-utils, the printed digests match `fsverity digest`, e2fsck is clean
+# and metadata bytes match fsverity-utils, the printed digests match `fsverity digest`, e2fsck is clean;
+# on the OpenSSL hashing too, which must seal the same bytes
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/image/image-lib.sh"
 . "${top_srcdir:-.}/tests/image/make-sample.sh"
@@ -40,6 +41,18 @@ run_case()
 	check "$rc_name: e2verity check passes all $rc_n files" \
 		grep -q ": $rc_n files checked, $rc_n passed, 0 failed" "$rc_name.check"
 	check "$rc_name: verity feature set" has_feature "$rc_img" verity
+	# the OpenSSL hashing (the path of CPUs without SHA-NI) must write the very same image and print
+	# the same digests: all that is judged here against fsverity-utils then holds for it too
+	cp "$rc_img.orig" "$rc_img.ossl"
+	# shellcheck disable=SC2086
+	E2VERITY_HASH=openssl "$E2VERITY" seal -a $rc_treeopts "$rc_img.ossl" >"$rc_name.ossl.out" \
+		2>"$rc_name.ossl.err" || fail "$rc_name: seal, OpenSSL hashing: exit $?: $(cat "$rc_name.ossl.err")"
+	check "$rc_name: the OpenSSL hashing seals the same bytes" cmp "$rc_img" "$rc_img.ossl"
+	check "$rc_name: the OpenSSL hashing prints the same digests" cmp "$rc_name.out" "$rc_name.ossl.out"
+	E2VERITY_HASH=openssl "$E2VERITY" check "$rc_img.ossl" >"$rc_name.ossl.check" 2>&1
+	check "$rc_name: e2verity check on the OpenSSL hashing passes all $rc_n files" \
+		grep -q ": $rc_n files checked, $rc_n passed, 0 failed" "$rc_name.ossl.check"
+	rm -f "$rc_img.ossl"
 	while IFS= read -r f; do
 		p=${f#.}
 		# shellcheck disable=SC2086
