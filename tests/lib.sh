@@ -348,15 +348,24 @@ openssl_ok()
 	}
 }
 
+# cert_serial: a random certificate serial number whose DER INTEGER is always 8 octets.  OpenSSL's
+# own random serials are 20 octets or 19 or 21, so a signature carrying one (its SignerInfo names the
+# issuer and serial) had a length that changed from run to run, and expected outputs with it.
+cert_serial()
+{
+	echo "0x$(od -An -N1 -tu1 /dev/urandom | awk '{ printf "%x", $1 % 7 + 1 }')$(od -An -N7 -tx1 /dev/urandom | tr -d ' \n')"
+}
+
 # self_signed KEY CERT [CN]: a self-signed certificate CERT for the private key KEY, which is made
 # (RSA 2048, PEM) unless it exists
 self_signed()
 {
 	if [ -e "$1" ]; then
-		openssl_ok req -x509 -new -key "$1" -out "$2" -days 2 -subj "/CN=${3:-e2verity test}"
+		openssl_ok req -x509 -new -key "$1" -out "$2" -days 2 -subj "/CN=${3:-e2verity test}" \
+			-set_serial "$(cert_serial)"
 	else
 		openssl_ok req -x509 -newkey rsa:2048 -nodes -keyout "$1" -out "$2" -days 2 \
-			-subj "/CN=${3:-e2verity test}"
+			-subj "/CN=${3:-e2verity test}" -set_serial "$(cert_serial)"
 	fi
 }
 
@@ -365,7 +374,8 @@ test_ca()
 {
 	if [ $# -eq 1 ]; then
 		openssl_ok req -x509 -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.crt" -days 2 \
-			-subj "/CN=e2verity test $1" -addext basicConstraints=critical,CA:TRUE \
+			-subj "/CN=e2verity test $1" -set_serial "$(cert_serial)" \
+			-addext basicConstraints=critical,CA:TRUE \
 			-addext keyUsage=critical,keyCertSign,digitalSignature
 	else
 		printf '%s\n' basicConstraints=critical,CA:TRUE keyUsage=critical,keyCertSign \
@@ -386,7 +396,7 @@ test_signer()
 _test_issue()
 {
 	openssl_ok req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "/CN=e2verity test $1"
-	openssl_ok x509 -req -in "$1.csr" -CA "$2.crt" -CAkey "$2.key" -CAcreateserial -days 2 \
+	openssl_ok x509 -req -in "$1.csr" -CA "$2.crt" -CAkey "$2.key" -set_serial "$(cert_serial)" -days 2 \
 		-extfile "$3" -out "$1.crt"
 }
 
