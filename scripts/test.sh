@@ -21,8 +21,19 @@ sh scripts/build.sh
 # their output is printed once they are done
 gates_log=$src/gates.log
 gates_pid=
+# a step below that fails ends the run (set -e): the gates, a process group of their own, are
+# stopped then, not left analyzing in the background, and what they printed so far is shown
+gates_stop()
+{
+	[ -n "$gates_pid" ] || return 0
+	kill -- "-$gates_pid" 2>/dev/null || true
+	wait "$gates_pid" 2>/dev/null || true
+	echo "static gates: stopped unfinished, the run failed first; what they printed:"
+	cat "$gates_log"
+}
 if [ -z "${E2V_NO_GATES:-}" ]; then
-	nice -n 10 sh scripts/gates.sh >"$gates_log" 2>&1 &
+	trap gates_stop EXIT
+	setsid nice -n 10 sh scripts/gates.sh >"$gates_log" 2>&1 &
 	gates_pid=$!
 fi
 
@@ -73,6 +84,7 @@ done | awk '{ print } /^  .*, [0-9]+ s\)$/ { n = $(NF - 1); s += n }
 gates=0
 if [ -n "$gates_pid" ]; then
 	wait "$gates_pid" || gates=1
+	gates_pid=
 	cat "$gates_log"
 fi
 [ $gates -eq 0 ] || { echo "static gates: FAILED (above)"; status=1; }

@@ -269,3 +269,38 @@ ima_judge()
 		return 1
 	fi
 }
+
+# undo_restored NAME IMG BEFORE [WINDOW]: after a cut run with -z u.undo, IMG is BEFORE again:
+# through plain e2undo if there is an undo file, untouched if the run stopped before the undo file
+# had its header (it takes its name then).  WINDOW=1: the cut fell in the one window the README
+# names (between a superblock write and the header after it), where e2undo -f puts back every block
+# but the superblock; such passes are counted in undo_windows.
+undo_windows=0
+undo_restored()
+{
+	rm -f u.undo.*
+	if [ ! -e u.undo ]; then
+		if cmp -s "$2" "$3"; then
+			pass "$1 (no undo file: the image as it was)"
+		else
+			fail "$1: no undo file, and the image changed: $(cmp "$2" "$3" 2>&1 | head -1)"
+		fi
+		return
+	fi
+	if ! e2undo u.undo "$2" >e2undo.out 2>&1; then
+		# e2undo -f marks the filesystem not clean (a new superblock): all but the
+		# superblock is as it was
+		if [ "${4:-0}" = 1 ] && grep -q "superblock doesn't match" e2undo.out &&
+			e2undo -f u.undo "$2" >/dev/null 2>&1 && cmp -s -n 1024 "$2" "$3" &&
+			cmp -s -i 2048 "$2" "$3"; then
+			undo_windows=$((undo_windows + 1))
+			pass "$1 (the window: e2undo -f)"
+		else
+			fail "$1: e2undo refuses: $(head -3 e2undo.out)"
+		fi
+	elif ! cmp -s "$2" "$3"; then
+		fail "$1: after e2undo the image differs: $(cmp "$2" "$3" 2>&1 | head -1); $(head -3 e2undo.out)"
+	else
+		pass "$1"
+	fi
+}

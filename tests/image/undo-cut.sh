@@ -25,28 +25,6 @@ mkimg journal.img src 32M -b 4096
 e2fsck -fy nojournal.img >/dev/null 2>&1
 e2fsck -fy journal.img >/dev/null 2>&1
 
-# undone NAME IMG BEFORE: plain e2undo applies the undo file and the image is BEFORE again
-undone()
-{
-	# stopped before the undo file had its header (it takes its name then): nothing written
-	if [ ! -e u.undo ]; then
-		rm -f u.undo.*
-		if cmp -s "$2" "$3"; then
-			pass "$1 (no undo file: the image untouched)"
-		else
-			fail "$1: no undo file, and the image changed: $(cmp "$2" "$3" 2>&1 | head -1)"
-		fi
-		return
-	fi
-	if ! e2undo u.undo "$2" >e2undo.out 2>&1; then
-		fail "$1: e2undo refuses: $(head -3 e2undo.out)"
-	elif ! cmp -s "$2" "$3"; then
-		fail "$1: after e2undo the image differs: $(cmp "$2" "$3" 2>&1 | head -1); $(head -3 e2undo.out)"
-	else
-		pass "$1"
-	fi
-}
-
 # cuts NAME BEFORE COMMAND...: the command with -z cut at each of its writes
 cuts()
 {
@@ -56,7 +34,7 @@ cuts()
 	rm -f writes.log u.undo
 	E2VERITY_FAULT_LOG=writes.log "$FAULT" "$@" -z u.undo count.img $FILES >/dev/null 2>&1 ||
 		{ fail "$c_name: uncut run failed"; return; }
-	undone "$c_name: uncut, undone" count.img "$c_before"
+	undo_restored "$c_name: uncut, undone" count.img "$c_before"
 	total=$(tail -n 1 writes.log)
 	[ "$total" -gt 5 ] || { fail "$c_name: only '$total' writes counted"; return; }
 	for mode in kill fail; do
@@ -66,7 +44,7 @@ cuts()
 			rm -f u.undo
 			(E2VERITY_FAULT_AT=$n E2VERITY_FAULT_MODE=$mode \
 				"$FAULT" "$@" -z u.undo cut.img $FILES >/dev/null 2>&1)
-			undone "$c_name: $mode at write $n of $total, undone" cut.img "$c_before"
+			undo_restored "$c_name: $mode at write $n of $total, undone" cut.img "$c_before"
 			n=$((n + stride))
 		done
 	done
@@ -99,7 +77,7 @@ for k in 1 2 3 4 5 6 7 8; do
 	sleep "$((us / 1000000)).$(printf %06d $((us % 1000000)))"
 	kill -9 $pid 2>/dev/null
 	wait $pid 2>/dev/null
-	undone "kill -9 after ${us} us of $run_us, undone" k.img slow.img
+	undo_restored "kill -9 after ${us} us of $run_us, undone" k.img slow.img
 done
 
 # IMAGE?offset=: the undo file records the offset, e2undo applies it there
@@ -108,5 +86,5 @@ cat nojournal.img >>disk.img
 cp disk.img disk.orig
 "$E2VERITY" seal -q -z u.undo "disk.img?offset=1048576" $FILES
 check "seal -z IMAGE?offset=: exit 0" test $? -eq 0
-undone "seal -z IMAGE?offset=, undone" disk.img disk.orig
+undo_restored "seal -z IMAGE?offset=, undone" disk.img disk.orig
 finish

@@ -27,39 +27,6 @@ mkimg nojournal.img src 4M -b 4096 -O ^has_journal
 mkimg journal.img src 4M -b 1024
 e2fsck -fy nojournal.img >/dev/null 2>&1
 e2fsck -fy journal.img >/dev/null 2>&1
-windows=0
-
-# undone NAME IMG BEFORE WINDOW: the image is BEFORE again, through plain e2undo if there is an
-# undo file; WINDOW=1: the cut is the named window, where e2undo may need -f
-undone()
-{
-	rm -f u.undo.*
-	if [ ! -e u.undo ]; then
-		if cmp -s "$2" "$3"; then
-			pass "$1 (no undo file: the image as it was)"
-		else
-			fail "$1: no undo file, and the image changed: $(cmp "$2" "$3" 2>&1 | head -1)"
-		fi
-		return
-	fi
-	if ! e2undo u.undo "$2" >e2undo.out 2>&1; then
-		# e2undo -f puts back every block, then marks the filesystem not clean (a new
-		# superblock): all but the superblock is as it was
-		if [ "$4" = 1 ] && grep -q "superblock doesn't match" e2undo.out &&
-			e2undo -f u.undo "$2" >/dev/null 2>&1 && cmp -s -n 1024 "$2" "$3" &&
-			cmp -s -i 2048 "$2" "$3"; then
-			windows=$((windows + 1))
-			pass "$1 (the window: e2undo -f)"
-		else
-			fail "$1: e2undo refuses: $(head -3 e2undo.out)"
-		fi
-	elif ! cmp -s "$2" "$3"; then
-		fail "$1: after e2undo the image differs: $(cmp "$2" "$3" 2>&1 | head -1)"
-	else
-		pass "$1"
-	fi
-}
-
 # cuts NAME BEFORE PATHS COMMAND...: the command with -z on PATHS, its undo file's writes cut at
 # each one
 cuts()
@@ -75,7 +42,7 @@ cuts()
 	! grep -q 'Sanitizer\|runtime error' err || fail "$c_name: uncut: $(grep -m1 'Sanitizer\|runtime error' err)"
 	# seal and unseal exit 0; check -p 1, repaired
 	[ "$c_ok" -le 1 ] || { fail "$c_name: uncut run failed (exit $c_ok)"; return; }
-	undone "$c_name: uncut, undone" count.img "$c_before" 0
+	undo_restored "$c_name: uncut, undone" count.img "$c_before" 0
 	total=$(tail -n 1 writes.log)
 	[ "$total" -gt 5 ] || { fail "$c_name: only '$total' undo writes counted"; return; }
 	# write-ahead: between an undo write that is not the header following the superblock and the
@@ -109,7 +76,7 @@ cuts()
 			if [ "$mode" = kill ]; then
 				w=0
 				case " $win " in *" $n "*) w=1 ;; esac
-				undone "$c_name: kill at undo write $n of $total" cut.img "$c_before" $w
+				undo_restored "$c_name: kill at undo write $n of $total" cut.img "$c_before" $w
 			else
 				# stopped, said so, and nothing left to undo
 				c_what="$c_name: $mode at undo write $n of $total"
@@ -144,5 +111,5 @@ cp sealed-journal.img damaged.img
 flip damaged.img /big $(($(metadata_pos 300000) + 7)) || fail "flipping /big's tree"
 cuts "check -p (journal)" damaged.img "" check -p
 
-echo "kills in the named window, undone by e2undo -f: $windows"
+echo "kills in the named window, undone by e2undo -f: $undo_windows"
 finish

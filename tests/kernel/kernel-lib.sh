@@ -28,6 +28,19 @@ kh_fail()
 	exit 99
 }
 
+# kh_kcache_dir - where what is made from a kernel is cached (its initramfs, its PVH vmlinux):
+# $E2V_KCACHE, else the build tree's tests/kernel/cache, else $TMPDIR
+kh_kcache_dir()
+{
+	if [ -n "${E2V_KCACHE:-}" ]; then
+		echo "$E2V_KCACHE"
+	elif [ -n "${top_builddir:-}" ]; then
+		echo "$top_builddir/tests/kernel/cache"
+	else
+		echo "${TMPDIR:-/tmp}/e2verity-kcache-$(id -u)"
+	fi
+}
+
 # kh_kernel_cache - where fetch-kernels.sh keeps the kernels of the matrix
 kh_kernel_cache()
 {

@@ -6,7 +6,7 @@
 # Prints the path of the gzip'd newc cpio on stdout. It holds a static busybox, the ext4/virtio/crypto
 # modules in load order, fsverity, keyctl and lsattr with their shared libraries, /init
 # (guest-init.sh) and /e2v/guest-lib.sh. The result is cached under CACHE_DIR (default:
-# $E2V_KCACHE, else $top_builddir/tests/kernel/cache, else $TMPDIR) by kernel version and a checksum
+# kh_kcache_dir in kernel-lib.sh) by kernel version and a checksum
 # of the harness files, so a test suite builds it once; concurrent builders are harmless (atomic rename).
 # Exit status: 0 built or cached, 77 an ingredient is missing, 1 failure.
 set -eu
@@ -22,14 +22,7 @@ kh_check || kh_skip "$KH_WHY"
 KMODULES="$KMODULES $KH_KMODULES_EXTRA ${E2V_KMODULES_EXTRA:-}"
 command -v ldd >/dev/null 2>&1 || kh_skip "ldd not found"
 
-cache=${1:-${E2V_KCACHE:-}}
-if [ -z "$cache" ]; then
-	if [ -n "${top_builddir:-}" ]; then
-		cache=$top_builddir/tests/kernel/cache
-	else
-		cache=${TMPDIR:-/tmp}/e2verity-kcache-$(id -u)
-	fi
-fi
+cache=${1:-$(kh_kcache_dir)}
 mkdir -p "$cache"
 
 sum=$( (cat "$KHARNESS_DIR/mkinitramfs.sh" "$KHARNESS_DIR/guest-init.sh" \

@@ -4,21 +4,16 @@
 #
 # Usage: pvh-kernel.sh BZIMAGE [CACHE_DIR]
 # Prints the path of the vmlinux taken out of BZIMAGE (cached under CACHE_DIR, by default the
-# initramfs's: $E2V_KCACHE, else $top_builddir/tests/kernel/cache, else $TMPDIR), or BZIMAGE
+# initramfs's: kh_kcache_dir in kernel-lib.sh), or BZIMAGE
 # itself when that cannot be done (no PVH note, an unknown compression, no decompressor).
 # Why: under TCG a bzImage spends some 2 of its 6 seconds of boot in the BIOS, real mode and the
 # decompressor, on every one of the suite's fifty-odd boots; qemu loads an ELF vmlinux with a
 # Xen PVH note (CONFIG_PVH) straight into the 64-bit entry. Same kernel, same code after entry.
 set -u
 bz=${1:?usage: pvh-kernel.sh BZIMAGE [CACHE_DIR]}
-cache=${2:-${E2V_KCACHE:-}}
-if [ -z "$cache" ]; then
-	if [ -n "${top_builddir:-}" ]; then
-		cache=$top_builddir/tests/kernel/cache
-	else
-		cache=${TMPDIR:-/tmp}/e2verity-kcache-$(id -u)
-	fi
-fi
+# shellcheck source=tests/kernel/kernel-lib.sh disable=SC1091
+. "$(cd "$(dirname "$0")" && pwd)/kernel-lib.sh"
+cache=${2:-$(kh_kcache_dir)}
 
 # le N OFFSET: the N-byte little-endian number at OFFSET of the bzImage
 le()
