@@ -44,10 +44,19 @@ dl_template()
 	: >files.tsv
 	: >klist
 	_n=0
+	_k=0
 	for _f in $DL_FLAVOURS; do
 		for _sz in $DL_SIZES; do
+			# DL_DIRS: the files spread over that many directories (d0/, d1/...), both copies
+			# of one flavour and size in one
+			_dir=
+			if [ "${DL_DIRS:-0}" -gt 0 ]; then
+				_dir=d$((_k % DL_DIRS))/
+				mkdir -p "src/$_dir" "sigs/$_dir"
+			fi
+			_k=$((_k + 1))
 			for _c in 1 2; do
-				_name=$_f-${_sz%%:*}-$_c
+				_name=$_dir$_f-${_sz%%:*}-$_c
 				_size=${_sz#*:}
 				_n=$((_n + 1))
 				seeded "src/$_name" "$_size" "$_n" || return 1
@@ -84,7 +93,11 @@ dl_template()
 		done
 	done
 	rm -f tree.tmp dg.tmp
+	[ "${DL_DIRS:-0}" -gt 0 ] && dl_fillers src/d0
 	mke2fs -q -F -t ext4 -b 4096 -O verity -d src template.img 128M >/dev/null 2>&1 || return 1
+	if [ "${DL_DIRS:-0}" -gt 0 ]; then
+		dl_path_extras template.img || return 1
+	fi
 	# shellcheck disable=SC2046 # the names are separate words (no blanks in them)
 	"$E2VERITY" seal -q template.img $(dl_names e256) &&
 		"$E2VERITY" seal -q --hash-alg=sha512 --salt=$DL_SALT template.img $(dl_names e512) &&
@@ -92,6 +105,34 @@ dl_template()
 		"$E2VERITY" seal -q --key=leaf.key --cert=leaf.crt template.img $(dl_names eca) ||
 		return 1
 	kh_seal --cert=signer.der --cert=ca.der template.img klist >kernel-sealed.out
+}
+
+# dl_fillers DIR: 200 empty files with long names, so that DIR takes 3 blocks and e2fsck -D
+# indexes it (a dx root block and its leaves on the path to the sealed files in it)
+dl_fillers()
+{
+	_i=0
+	while [ "$_i" -lt 200 ]; do
+		: >"$1/filler-$_i-$(printf '%040d' "$_i")"
+		_i=$((_i + 1))
+	done
+}
+
+# dl_path_extras IMG: the directories indexed (e2fsck -fD) and an extended attribute on each sealed
+# file: a small one in the inode (copy 1) or a large one in an xattr block (copy 2)
+dl_path_extras()
+{
+	e2fsck -fyD "$1" >/dev/null 2>&1
+	[ $? -lt 4 ] || return 1
+	head -c 300 /dev/zero | tr '\0' x >big.val
+	awk '{ print "/" $1 }' files.tsv | while read -r _p; do
+		case $_p in
+		*-1) echo "ea_set $_p user.small 12345678" ;;
+		*) echo "ea_set -f big.val $_p user.big" ;;
+		esac
+	done | debugfs -w -f - "$1" >/dev/null 2>&1
+	rm -f big.val
+	e2fsck -fn "$1" >/dev/null 2>&1
 }
 
 # dl_names FLAVOUR: the paths of its files in the image
@@ -231,6 +272,132 @@ dl_system_block()
 DL_CLASSES="data tree desc-version desc-hash desc-logbs desc-saltsize desc-sigsize desc-datasize \
 desc-root desc-salt desc-reserved size-word pad-tail pad-desc isize flags ext-order ext-zero \
 ext-overlap ext-dup ext-meta meta-swap sig-byte sig-trunc sig-append p7-edit p7-resign"
+
+# the classes of differential-path.sh (issue 35): the structures the kernel reads on the way to a
+# file's data, each mutated with its stored checksum left stale ("rot") or made to match ("edit":
+# csum-fix rewrites it through libext2fs)
+# shellcheck disable=SC2034 # read by differential.sh
+DL_PATH_CLASSES="inode-rot inode-edit dir-rot dir-edit dir-inode-rot dir-inode-edit xattr-rot \
+xattr-edit"
+
+# the fields of the 256-byte on-disk inode (fs/ext4/ext4.h struct ext4_inode): NAME:OFFSET:LENGTH;
+# a path mutation picks a field, then a byte of it.  "xattrs" is the in-inode xattr area after the
+# 32 bytes of i_extra_isize.
+DL_INODE_FIELDS="mode:0:2 uid:2:2 size_lo:4:4 atime:8:4 ctime:12:4 mtime:16:4 dtime:20:4 gid:24:2 \
+links:26:2 blocks_lo:28:4 flags:32:4 version:36:4 block:40:60 generation:100:4 file_acl_lo:104:4 \
+size_high:108:4 faddr:112:4 blocks_high:116:2 file_acl_high:118:2 uid_high:120:2 gid_high:122:2 \
+csum_lo:124:2 reserved:126:2 extra_isize:128:2 csum_hi:130:2 ctime_extra:132:4 mtime_extra:136:4 \
+atime_extra:140:4 crtime:144:4 crtime_extra:148:4 version_hi:152:4 projid:156:4 xattrs:160:96"
+
+# dl_ino IMG PATH: the inode number, in DL_V
+dl_ino()
+{
+	DL_V=$(debugfs -R "stat \"$2\"" "$1" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+	[ -n "$DL_V" ]
+}
+
+# dl_inode_mutate IMG PATH FIX: one byte of one field of the inode of PATH changed; FIX=edit: its
+# checksum made to match.  DL_DESC says what.
+dl_inode_mutate()
+{
+	dl_ino "$1" "$2" || return 2
+	_ino=$DL_V
+	_loc=$(debugfs -R "imap <$_ino>" "$1" 2>/dev/null |
+		sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+	[ -n "$_loc" ] || return 2
+	# shellcheck disable=SC2086
+	dl_pick $DL_INODE_FIELDS
+	_fld=$DL_W
+	_len=${_fld##*:}
+	_off=${_fld#*:}
+	_off=${_off%:*}
+	dl_rand "$_len"
+	_byte=$((_off + DL_V))
+	dl_rand 255
+	DL_DESC="inode $_ino ${_fld%%:*} byte $_byte ^$((DL_V + 1))"
+	# shellcheck disable=SC2086
+	set -- "$1" "$2" "$3" $_loc
+	flip_at "$1" $(($4 * 4096 + $5 + _byte)) $((DL_V + 1)) || return 2
+	dl_csum_fix "$1" "$3" inode "$_ino"
+}
+
+# dl_csum_fix IMG FIX WHAT INO [BLOCK]: for FIX=edit, the checksum of the structure made to match
+dl_csum_fix()
+{
+	[ "$2" = edit ] || return 0
+	_img=$1
+	shift 2
+	"$DL_CSUMFIX" "$_img" "$@" >/dev/null 2>&1 || DL_DESC="$DL_DESC (the checksum could not be made)"
+	return 0
+}
+
+# dl_siblings PATH: the other sealed files of PATH's directory, in DL_ALSO; status 1 if one of them
+# is not in DL_UNUSED (already mutated in this batch)
+dl_siblings()
+{
+	_d=${1%/*}
+	DL_ALSO=
+	for _s in $(awk -v d="$_d/" 'index($1, d) == 1 { print $1 }' files.tsv); do
+		[ "$_s" = "$1" ] && continue
+		case $DL_UNUSED in *" $_s "*) ;; *) return 1 ;; esac
+		DL_ALSO="$DL_ALSO $_s"
+	done
+	DL_ALSO=${DL_ALSO# }
+}
+
+# dl_path_mutate IMG NAME CLASS: a class of DL_PATH_CLASSES (see dl_mutate)
+dl_path_mutate()
+{
+	_fix=${3##*-}
+	case $3 in
+	inode-*)
+		dl_inode_mutate "$1" "/$2" "$_fix"
+		;;
+	dir-inode-*)
+		case $2 in */*) ;; *) return 1 ;; esac
+		dl_siblings "$2" || return 1
+		dl_inode_mutate "$1" "/${2%/*}" "$_fix"
+		;;
+	dir-*)
+		case $2 in */*) ;; *) return 1 ;; esac
+		dl_siblings "$2" || return 1
+		dl_ino "$1" "/${2%/*}" || return 2
+		_ino=$DL_V
+		# shellcheck disable=SC2046
+		set -- "$1" "$2" $(debugfs -R "blocks <$_ino>" "$1" 2>/dev/null)
+		[ $# -gt 2 ] || return 2
+		_img=$1
+		shift 2
+		dl_rand $#
+		shift "$DL_V"
+		_blk=$1
+		dl_rand 4096
+		_byte=$DL_V
+		dl_rand 255
+		DL_DESC="directory inode $_ino block $_blk byte $_byte ^$((DL_V + 1))"
+		flip_at "$_img" $((_blk * 4096 + _byte)) $((DL_V + 1)) || return 2
+		dl_csum_fix "$_img" "$_fix" dir "$_ino" "$_blk"
+		;;
+	xattr-*)
+		dl_ino "$1" "/$2" || return 2
+		_ino=$DL_V
+		_blk=$(debugfs -R "stat <$_ino>" "$1" 2>/dev/null | sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')
+		[ -n "$_blk" ] || return 2
+		[ "$_blk" -ne 0 ] || return 1
+		# the header, the entries and the values: the block's used part and the rest alike
+		dl_rand 4096
+		_byte=$DL_V
+		dl_rand 255
+		DL_DESC="xattr block $_blk byte $_byte ^$((DL_V + 1))"
+		flip_at "$1" $((_blk * 4096 + _byte)) $((DL_V + 1)) || return 2
+		dl_csum_fix "$1" "$_fix" xattr "$_ino" "$_blk"
+		;;
+	*)
+		echo "dl_mutate: no class $3" >&2
+		return 2
+		;;
+	esac
+}
 
 # dl_mutate IMG NAME CLASS: apply it to the file; DL_DESC says what was done.  Status 1: the class
 # does not apply to this file (nothing changed), 2: a tool failed.
@@ -464,8 +631,7 @@ dl_mutate()
 		dl_put_sig "$_img" "$_nm" sig.new || return 1
 		;;
 	*)
-		echo "dl_mutate: no class $3" >&2
-		return 2
+		dl_path_mutate "$_img" "$_nm" "$3"
 		;;
 	esac
 }

@@ -25,6 +25,9 @@ kh_setup mke2fs debugfs dumpe2fs openssl fsverity sha256sum od dd awk timeout
 [ -x "$E2VERITY" ] || skip "$E2VERITY is not built"
 DL_P7EDIT=$top_builddir/tests/helpers/pkcs7-edit
 [ -x "$DL_P7EDIT" ] || skip "$DL_P7EDIT not built (make check builds it)"
+# shellcheck disable=SC2034 # read by differential-lib.sh
+DL_CSUMFIX=$top_builddir/tests/helpers/csum-fix
+[ -x "$DL_CSUMFIX" ] || skip "$DL_CSUMFIX not built (make check builds it)"
 if [ -n "${E2V_DIFF_KEEP:-}" ]; then
 	mkdir -p "$E2V_DIFF_KEEP" || exit 99
 	T_TMP=$(cd "$E2V_DIFF_KEEP" && pwd)
@@ -37,6 +40,13 @@ cd "$T_TMP" || exit 99
 
 SEED=${E2V_DIFF_SEED:-24}
 COUNT=${E2V_DIFF_COUNT:-48}
+# E2V_DIFF_PATH=1 (differential-path.sh): the files in directories, mutated on their read path
+if [ "${E2V_DIFF_PATH:-0}" = 1 ]; then
+	DL_DIRS=8
+	classes=$DL_PATH_CLASSES
+else
+	classes=$DL_CLASSES
+fi
 # shellcheck disable=SC2034 # the state of dl_rand (differential-lib.sh)
 DL_R=$SEED
 start=$(date +%s)
@@ -73,7 +83,7 @@ while [ "$cases" -lt "$COUNT" ]; do
 		while [ "$rc" -eq 1 ] && [ "$tries" -lt 80 ]; do
 			if [ $((tries % 16)) -eq 0 ]; then
 				# shellcheck disable=SC2086
-				dl_pick $DL_CLASSES
+				dl_pick $classes
 				class=$DL_W
 			fi
 			tries=$((tries + 1))
@@ -84,7 +94,8 @@ while [ "$cases" -lt "$COUNT" ]; do
 				other=${name%-*}-$((3 - ${name##*-}))
 				case $unused in *" $other "*) ;; *) continue ;; esac
 			fi
-			DL_ALSO='' DL_DESC=''
+			# shellcheck disable=SC2034 # read by differential-lib.sh
+			DL_ALSO='' DL_DESC='' DL_UNUSED=$unused
 			dl_mutate b.img "$name" "$class"
 			rc=$?
 		done
@@ -97,7 +108,9 @@ while [ "$cases" -lt "$COUNT" ]; do
 		done
 		[ "$unused" = "  " ] && unused=" "
 		echo "$cases $name $class $DL_DESC" >>plan
-		[ -n "$DL_ALSO" ] && echo "$cases $DL_ALSO $class (the other file) $DL_DESC" >>plan
+		for x in $DL_ALSO; do
+			echo "$cases $x $class (another file) $DL_DESC" >>plan
+		done
 	done
 	[ -s plan ] || kh_fail "no mutation applies to the files left"
 
