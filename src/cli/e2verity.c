@@ -52,8 +52,9 @@ static const struct cli_command cli_commands[] = {
 	  "\t\t[--require-sealed[=PATH]]... [--exclude=GLOB]... IMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
-	  "[--partition=N|NAME|UUID] [--json|--compact] IMAGE PATH... | --all", CLI_EXIT_USAGE,
-	  CLI_EXIT_FAILURE },
+	  "[--partition=N|NAME|UUID] [--json|--compact|--format=text|compact|json|ipe]\n"
+	  "\t\t[--policy-name=NAME] [--policy-version=X.Y.Z] IMAGE PATH... | --all",
+	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "diff", cmd_diff,
 	  "List the sealed files two images or manifests differ by (exit status as diff)",
 	  "[--partition=N|NAME|UUID] [--json] [--verify] [-j N] [-q|-v] OLD NEW\n"

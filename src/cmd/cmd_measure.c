@@ -9,11 +9,15 @@
 #include "cmd/cmd_measure.h"
 #include "cli/cli.h"
 #include "image/image.h"
+#include "output/ipe_policy.h"
 #include "output/manifest.h"
 #include "output/names.h"
 
 enum {
 	OPT_JSON = OPT_FIRST_PRIVATE,
+	OPT_FORMAT,
+	OPT_POLICY_NAME,
+	OPT_POLICY_VERSION,
 };
 
 /* --all: every name of every sealed inode; an inode no directory names is e2fsck's business */
@@ -44,7 +48,28 @@ struct cli_measure_run {
 	char **paths;
 	int npaths, all;
 	enum cli_manifest_format format;
+	int ipe; /* --format=ipe: an IPE policy, not a manifest */
+	const char *policy_name, *policy_version;
 };
+
+/* --format=: the manifest's forms by the names of --json and --compact, or an IPE policy */
+static int cli_measure_format(const struct cli_command *cmd, const char *arg,
+			      struct cli_measure_run *c)
+{
+	c->ipe = 0;
+	if (!strcmp(arg, "text"))
+		c->format = CLI_MANIFEST_TEXT;
+	else if (!strcmp(arg, "compact"))
+		c->format = CLI_MANIFEST_COMPACT;
+	else if (!strcmp(arg, "json"))
+		c->format = CLI_MANIFEST_JSON;
+	else if (!strcmp(arg, "ipe"))
+		c->ipe = 1;
+	else
+		return cli_usage_error(cmd, "--format=%s: not text, compact, json or ipe",
+				       cli_name(arg));
+	return 0;
+}
 
 static int cli_measure_parse(const struct cli_command *cmd, int argc, char *argv[],
 			     struct cli_measure_run *c)
@@ -53,6 +78,9 @@ static int cli_measure_parse(const struct cli_command *cmd, int argc, char *argv
 		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "policy-name", required_argument, NULL, OPT_POLICY_NAME },
+		{ "policy-version", required_argument, NULL, OPT_POLICY_VERSION },
 		CLI_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -67,14 +95,41 @@ static int cli_measure_parse(const struct cli_command *cmd, int argc, char *argv
 			break;
 		case OPT_JSON:
 			c->format = CLI_MANIFEST_JSON;
+			c->ipe = 0;
 			break;
 		case OPT_COMPACT:
 			c->format = CLI_MANIFEST_COMPACT;
+			c->ipe = 0;
+			break;
+		case OPT_FORMAT:
+			status = cli_measure_format(cmd, optarg, c);
+			if (status)
+				return status;
+			break;
+		case OPT_POLICY_NAME:
+			if (cli_ipe_name_ok(optarg))
+				return cli_usage_error(
+					cmd,
+					"--policy-name=%s: an IPE policy name is one "
+					"word, without '#' or control characters",
+					cli_name(optarg));
+			c->policy_name = optarg;
+			break;
+		case OPT_POLICY_VERSION:
+			if (cli_ipe_version_ok(optarg))
+				return cli_usage_error(cmd,
+						       "--policy-version=%s: an IPE policy version "
+						       "is MAJOR.MINOR.REVISION, each 0 to 65535",
+						       cli_name(optarg));
+			c->policy_version = optarg;
 			break;
 		default:
 			return g.status ? g.status : cli_usage_error(cmd, NULL);
 		}
 	}
+	if (!c->ipe && (c->policy_name || c->policy_version))
+		return cli_usage_error(cmd,
+				       "--policy-name and --policy-version go with --format=ipe");
 	status = cli_image_operands(cmd, argc, argv, &c->image, &c->paths, &c->npaths);
 	if (status)
 		return status;
@@ -117,6 +172,25 @@ static errcode_t cli_measure_select(const struct cli_measure_run *c, ext2_filsys
 	return 0;
 }
 
+/* --format=ipe: the policy, named after the image unless --policy-name says otherwise */
+static int cli_measure_ipe(const struct cli_measure_run *c, const struct cli_manifest *mf,
+			   int status)
+{
+	char *name = NULL;
+
+	if (!c->policy_name) {
+		name = cli_ipe_default_name(c->image);
+		if (!name) {
+			cli_error(EXT2_ET_NO_MEMORY, "while naming the IPE policy");
+			return CLI_EXIT_FAILURE;
+		}
+	}
+	cli_ipe_policy_write(stdout, c->policy_name ? c->policy_name : name,
+			     c->policy_version ? c->policy_version : "0.0.0", mf);
+	free(name);
+	return status;
+}
+
 int cmd_measure(const struct cli_command *cmd, int argc, char *argv[])
 {
 	struct cli_measure_run c = { .format = CLI_MANIFEST_TEXT };
@@ -135,7 +209,10 @@ int cmd_measure(const struct cli_command *cmd, int argc, char *argv[])
 	}
 	if (cli_manifest_measure(fs, &mf))
 		status = CLI_EXIT_FAILURE;
-	cli_manifest_write(stdout, c.format, 0, c.image, &mf);
+	if (c.ipe)
+		status = cli_measure_ipe(&c, &mf, status);
+	else
+		cli_manifest_write(stdout, c.format, 0, c.image, &mf);
 	if (cli_flush_stdout())
 		status = CLI_EXIT_FAILURE;
 out:
