@@ -826,6 +826,10 @@ enum e2verity_problem_code {
 	E2VERITY_PR_MANIFEST_EXTRA = 0x0907,
 	E2VERITY_PR_MANIFEST_MALFORMED = 0x0908,
 	E2VERITY_PR_MANIFEST_DUPLICATE = 0x0909,
+
+	/* 0a: a store of files named by their digests (composefs objects/XX/REST), check --digest-names */
+	E2VERITY_PR_DIGEST_NAME_FORM = 0x0a01,
+	E2VERITY_PR_DIGEST_NAME_MISMATCH = 0x0a02,
 };
 
 /* e2verity_problem.fields: which members of struct e2verity_finding a problem reports */

@@ -290,6 +290,14 @@ static const struct e2verity_problem e2v_problems[] = {
 	  V },
 	{ E2VERITY_PR_MANIFEST_DUPLICATE, "MANIFEST_DUPLICATE", E,
 	  "manifest line %v lists a path that line %x lists already", V | X },
+
+	/* check --digest-names=DIR: every file under DIR is named by its digest */
+	{ E2VERITY_PR_DIGEST_NAME_FORM, "DIGEST_NAME_FORM", E,
+	  "is in a store of files named by their digests, but its name there is not XX/REST, the "
+	  "%v lowercase hex digits of a digest of its hash algorithm",
+	  V },
+	{ E2VERITY_PR_DIGEST_NAME_MISMATCH, "DIGEST_NAME_MISMATCH", E,
+	  "is named for digest %E, but its fs-verity digest is %S", S | H },
 };
 
 #undef W

@@ -14,6 +14,7 @@
 #include "image/image.h"
 #include "output/manifest.h"
 #include "output/manifest_read.h"
+#include "output/names.h"
 
 /* The record of inode @ino, made (named @path) if the check did not meet it */
 static struct cli_checked *cli_record(struct cli_check_run *c, ext2_ino_t ino, const char *path)
@@ -170,12 +171,35 @@ int cli_check_manifest_again(struct cli_check_run *c, struct cli_checked *r)
 	return cli_compare(c, r, r->listed, r->listed->path);
 }
 
+/* A regular file that a policy wants sealed and is not: said once, whichever policies want it */
+static errcode_t cli_not_sealed(struct cli_check_run *c, const struct cli_target *t,
+				const struct ext2_inode *inode)
+{
+	struct cli_checked *r = cli_record(c, t->ino, t->path);
+
+	if (!r)
+		return ENOMEM;
+	if (r->said_not_sealed)
+		return 0;
+	if (c->digest_names && !strncmp(t->path, c->digest_names, strlen(c->digest_names)))
+		c->name_findings++;
+	r->said_not_sealed = 1;
+	c->not_sealed++;
+	/* the manifest said it first (MANIFEST_NOT_SEALED), and more */
+	if (r->listed)
+		return 0;
+	r->file.data_size = EXT2_I_SIZE(inode);
+	return cli_check_add_finding(c, r, E2VERITY_PR_NOT_SEALED, &(struct e2verity_finding){ 0 },
+				     t->path)
+		       ? ENOMEM
+		       : 0;
+}
+
 /* One regular file the policy covers */
 static errcode_t cli_require_one(struct cli_check_run *c, ext2_filsys fs,
 				 const struct cli_target *t)
 {
 	struct ext2_inode inode;
-	struct cli_checked *r;
 	errcode_t err;
 
 	err = ext2fs_read_inode(fs, t->ino, &inode);
@@ -183,18 +207,7 @@ static errcode_t cli_require_one(struct cli_check_run *c, ext2_filsys fs,
 		return err;
 	if (!LINUX_S_ISREG(inode.i_mode) || (inode.i_flags & EXT4_VERITY_FL))
 		return 0;
-	r = cli_record(c, t->ino, t->path);
-	if (!r)
-		return ENOMEM;
-	c->not_sealed++;
-	/* the manifest said it first (MANIFEST_NOT_SEALED), and more */
-	if (r->listed)
-		return 0;
-	r->file.data_size = EXT2_I_SIZE(&inode);
-	return cli_check_add_finding(c, r, E2VERITY_PR_NOT_SEALED, &(struct e2verity_finding){ 0 },
-				     t->path)
-		       ? ENOMEM
-		       : 0;
+	return cli_not_sealed(c, t, &inode);
 }
 
 errcode_t cli_check_required(struct cli_check_run *c, ext2_filsys fs)
@@ -218,6 +231,98 @@ errcode_t cli_check_required(struct cli_check_run *c, ext2_filsys fs)
 	for (size_t i = 0; i < sel.n && !err; i++)
 		if (!cli_select_excluded(&sel, sel.v[i].path))
 			err = cli_require_one(c, fs, &sel.v[i]);
+	cli_select_free(&sel);
+	return err;
+}
+
+/*
+ * The digest a name in a store stands for: @rel is "XX/REST" (composefs'
+ * objects/ layout), 2 * @size lowercase hex digits in all, the first two
+ * the directory.  -1 for any other name: a store finds objects by exactly
+ * that name, so another spelling of the same digest is no name for it.
+ */
+static int cli_digest_of_name(const char *rel, size_t size, uint8_t *out)
+{
+	size_t len = strlen(rel), k = 0;
+
+	if (len != 2 * size + 1 || rel[2] != '/')
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		int d = cli_hex_digit(rel[i]);
+
+		if (i == 2)
+			continue;
+		if (d < 0 || (rel[i] >= 'A' && rel[i] <= 'F'))
+			return -1;
+		if (k % 2 == 0)
+			out[k / 2] = (uint8_t)(d << 4);
+		else
+			out[k / 2] |= (uint8_t)d;
+		k++;
+	}
+	return 0;
+}
+
+/* One regular file of the store: sealed, and named by the digest it has */
+static errcode_t cli_digest_name_one(struct cli_check_run *c, ext2_filsys fs,
+				     const struct cli_target *t, size_t dirlen)
+{
+	struct e2verity_finding fi = { 0 };
+	uint8_t want[E2VERITY_MAX_DIGEST_SIZE];
+	struct ext2_inode inode;
+	struct cli_checked *r;
+	errcode_t err;
+	size_t size;
+
+	err = ext2fs_read_inode(fs, t->ino, &inode);
+	if (err)
+		return err;
+	if (!LINUX_S_ISREG(inode.i_mode))
+		return 0;
+	c->named_files++;
+	if (!(inode.i_flags & EXT4_VERITY_FL))
+		return cli_not_sealed(c, t, &inode);
+	/* a file whose descriptor could not be read has its findings: it has no digest */
+	r = cli_check_file_of(c, t->ino);
+	if (!r || !r->checked || !r->file.have_descriptor)
+		return 0;
+	size = r->file.digest_size;
+	if (cli_digest_of_name(t->path + dirlen + 1, size, want)) {
+		c->name_findings++;
+		fi.value = 2 * size;
+		return cli_check_add_finding(c, r, E2VERITY_PR_DIGEST_NAME_FORM, &fi, t->path)
+			       ? ENOMEM
+			       : 0;
+	}
+	if (!memcmp(want, r->file.digest, size))
+		return 0;
+	c->name_findings++;
+	fi.hash_size = size;
+	memcpy(fi.stored, r->file.digest, size);
+	memcpy(fi.expected_hash, want, size);
+	return cli_check_add_finding(c, r, E2VERITY_PR_DIGEST_NAME_MISMATCH, &fi, t->path) ? ENOMEM
+											   : 0;
+}
+
+errcode_t cli_check_digest_names(struct cli_check_run *c, ext2_filsys fs)
+{
+	/* "/" is the store: names are then "/XX/REST" */
+	size_t dirlen = strcmp(c->digest_names, "/") ? strlen(c->digest_names) : 0;
+	struct cli_selection sel;
+	errcode_t err;
+
+	err = cli_select_init(&sel, fs, c->image);
+	if (err)
+		return err;
+	sel.recursive = 1;
+	sel.verb = "checks the names of";
+	sel.all_names = 1;
+	err = cli_select_path(&sel, c->digest_names);
+	/* a store that is not there was said, and counts as a path not checked */
+	c->missing += sel.errors;
+	for (size_t i = 0; i < sel.n && !err; i++)
+		if (strlen(sel.v[i].path) > dirlen)
+			err = cli_digest_name_one(c, fs, &sel.v[i], dirlen);
 	cli_select_free(&sel);
 	return err;
 }

@@ -44,6 +44,7 @@ struct cli_checked {
 	int checked;			 /* the check looked at it (it is sealed) */
 	char *path;
 	const struct cli_listed *listed; /* its entry in the manifest, or NULL */
+	int said_not_sealed;		 /* NOT_SEALED is among its findings */
 	unsigned int errors, warnings;	 /* of all its findings before any repair */
 	unsigned int errors_after;	 /* after a repair: what the check found then */
 	enum cli_repair_state repair;
@@ -76,7 +77,11 @@ struct cli_check_run {
 	size_t nrequired;
 	const char **excludes;
 	size_t nexcludes;
-	unsigned int not_sealed; /* files --require-sealed found unsealed */
+	unsigned int not_sealed; /* files --require-sealed or --digest-names found unsealed */
+	/* --digest-names=DIR: every regular file under DIR sealed and named by its digest */
+	const char *digest_names;
+	unsigned int named_files; /* regular files under it */
+	uint64_t name_findings;	  /* of DIGEST_NAME_* and NOT_SEALED there */
 	/* the files and their findings */
 	struct cli_check_finding *findings;
 	size_t nr_findings, cap_findings;

@@ -43,6 +43,7 @@ enum {
 	OPT_MANIFEST,
 	OPT_MANIFEST_EXTRA,
 	OPT_REQUIRE_SEALED,
+	OPT_DIGEST_NAMES,
 };
 
 static errcode_t cli_on_finding(void *ctx, const struct e2verity_finding *f)
@@ -69,7 +70,7 @@ static unsigned int cli_file_kernel(const struct cli_check_run *c,
 /* Every file needs a record when every file is listed, or compared with a manifest */
 static int cli_keeps_clean(const struct cli_check_run *c)
 {
-	return c->json || c->verbose || c->manifest;
+	return c->json || c->verbose || c->manifest || c->digest_names;
 }
 
 static errcode_t cli_on_file(void *ctx, const struct e2verity_check_file *file)
@@ -378,8 +379,12 @@ static void cli_print_text(struct cli_check_run *c, const struct e2verity_check_
 	if (c->manifest)
 		printf("; manifest: %zu path%s, %llu finding%s", c->listing.n, cli_s(c->listing.n),
 		       (unsigned long long)c->manifest_findings, cli_s(c->manifest_findings));
-	if (c->require_sealed)
+	if (c->require_sealed || c->digest_names)
 		printf("; %u file%s not sealed", c->not_sealed, cli_s(c->not_sealed));
+	if (c->digest_names)
+		printf("; digest names: %u file%s, %llu finding%s", c->named_files,
+		       cli_s(c->named_files), (unsigned long long)c->name_findings,
+		       cli_s(c->name_findings));
 	if (c->mode != CLI_CHECK_READ)
 		printf("; %u file%s repaired, %u left with errors", c->repaired, cli_s(c->repaired),
 		       c->left);
@@ -624,8 +629,12 @@ static void cli_print_json(struct cli_check_run *c, const struct e2verity_check_
 		cli_json_uint(&j, "manifest_paths", c->listing.n);
 		cli_json_uint(&j, "manifest_findings", c->manifest_findings);
 	}
-	if (c->require_sealed)
+	if (c->require_sealed || c->digest_names)
 		cli_json_uint(&j, "not_sealed", c->not_sealed);
+	if (c->digest_names) {
+		cli_json_uint(&j, "digest_named_files", c->named_files);
+		cli_json_uint(&j, "digest_name_findings", c->name_findings);
+	}
 	if (c->mode != CLI_CHECK_READ) {
 		cli_json_uint(&j, "repaired", c->repaired);
 		cli_json_uint(&j, "left", c->left);
@@ -817,6 +826,11 @@ static int cli_check_combinations(const struct cli_command *cmd, struct cli_chec
 		return cli_usage_error(cmd, "--manifest-extra needs --manifest");
 	if (c->manifest && c->npaths)
 		return cli_usage_error(cmd, "--manifest checks the whole image: no PATH with it");
+	if (c->digest_names && c->npaths)
+		return cli_usage_error(cmd,
+				       "--digest-names checks the whole image: no PATH with it");
+	if (c->digest_names && cli_normalize_path((char *)c->digest_names))
+		return cli_usage_error(cmd, CLI_MSG_RELATIVE, cli_name(c->digest_names));
 	if (c->nexcludes && !c->require_sealed)
 		return cli_usage_error(cmd, "--exclude says what --require-sealed leaves out: "
 					    "give --require-sealed");
@@ -844,6 +858,7 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ "manifest-extra", required_argument, NULL, OPT_MANIFEST_EXTRA },
 		{ "require-sealed", optional_argument, NULL, OPT_REQUIRE_SEALED },
+		{ "digest-names", required_argument, NULL, OPT_DIGEST_NAMES },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		CLI_IMAGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -898,6 +913,9 @@ static int cli_check_parse(const struct cli_command *cmd, int argc, char *argv[]
 						       "--manifest-extra is ignore, warn or error, "
 						       "not '%s'",
 						       optarg);
+			break;
+		case OPT_DIGEST_NAMES:
+			c->digest_names = optarg;
 			break;
 		case OPT_REQUIRE_SEALED:
 			c->require_sealed = 1;
@@ -1111,6 +1129,11 @@ static int cli_check_image(struct cli_check_run *c, struct e2verity_check_stats 
 		doing = "looking for unsealed files in";
 		what = c->image;
 		err = cli_check_required(c, fs);
+	}
+	if (!err && c->digest_names) {
+		doing = "checking the names of the files under";
+		what = c->digest_names;
+		err = cli_check_digest_names(c, fs);
 	}
 	status = cli_check_status(c, err, doing, what);
 	/* name what was checked, even after a failure, so that it can be reported */

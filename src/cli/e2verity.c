@@ -49,7 +49,8 @@ static const struct cli_command cli_commands[] = {
 	  "\t\t[-C FD|--progress] [-q|-v] [-V] [--json] [--cert=CERT] [--ca=CA]\n"
 	  "\t\t[--require-signatures] [--ima-cert=CERT] [--require-ima] [--min-kernel=VERSION]\n"
 	  "\t\t[--manifest=FILE [--manifest-extra=ignore|warn|error]]\n"
-	  "\t\t[--require-sealed[=PATH]]... [--exclude=GLOB]... IMAGE [PATH...]",
+	  "\t\t[--require-sealed[=PATH]]... [--exclude=GLOB]... [--digest-names=DIR]\n"
+	  "\t\tIMAGE [PATH...]",
 	  16 /* fsck(8): usage error */, 8 /* operational error */ },
 	{ "measure", cmd_measure, "Print the stored fs-verity digests of files in an image",
 	  "[--partition=N|NAME|UUID] [--json|--compact|--format=text|compact|json|ipe]\n"
