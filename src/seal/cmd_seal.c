@@ -376,8 +376,11 @@ int cmd_seal(const struct cli_command *cmd, int argc, char *argv[])
 	status = cli_fs_kernel(&c, fs);
 	if (status != CLI_EXIT_OK)
 		goto out;
-	/* a dry run lists every name of a hard-linked file, sealed once */
-	c.w.sel.keep_links = c.w.dry_run;
+	/*
+	 * a hard-linked file is sealed once; a dry run lists every name of it,
+	 * a seal prints the digest under each name the command line gave
+	 */
+	c.w.sel.keep_links = 1;
 	status = cli_select_run(&sel, fs, c.w.image, "seals", &c.w.sel, c.w.verbose);
 	if (status != CLI_EXIT_OK)
 		goto out;

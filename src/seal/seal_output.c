@@ -17,11 +17,24 @@
 #include "seal/seal_pass.h"
 #include "seal/seal_run.h"
 
-static void cli_print_digest(const struct cli_seal_run *c, unsigned int alg, const uint8_t *digest,
-			     const char *path)
+/*
+ * The digest line of a file, and one for each other name of it the command
+ * line gave (a hard-linked file is sealed once, but every name asked for
+ * gets its line, as `fsverity digest` prints one for each argument)
+ */
+static void cli_print_digest(const struct cli_seal_run *c, const struct cli_selection *sel,
+			     unsigned int alg, const uint8_t *digest, const struct cli_target *t)
 {
-	if (!c->w.quiet)
-		cli_digest_line(stdout, alg, digest, path, 0);
+	const struct cli_target *links;
+	size_t n;
+
+	if (c->w.quiet)
+		return;
+	cli_digest_line(stdout, alg, digest, t->path, 0);
+	links = cli_select_links(sel, t->ino, &n);
+	for (size_t k = 0; links && k < n; k++)
+		if (!links[k].walked)
+			cli_digest_line(stdout, alg, digest, links[k].path, 0);
 }
 
 /* Keeps one file's digest for the manifest, written only when all went well. */
@@ -318,7 +331,7 @@ errcode_t cli_seal_report(struct cli_seal_run *c, const struct cli_target *t,
 			  const struct cli_seal_rec *rec, const struct e2verity_seal_result *res,
 			  unsigned int bs)
 {
-	cli_print_digest(c, res->desc.hash_algorithm, res->digest, t->path);
+	cli_print_digest(c, c->sel, res->desc.hash_algorithm, res->digest, t);
 	if (cli_seal_manifest_add(c, t->ino, t->path, &res->desc, res->digest))
 		return ENOMEM;
 	if (res->action == E2VERITY_SEAL_SKIP &&
@@ -349,7 +362,7 @@ int cli_seal_report_skips(struct cli_seal_run *c, ext2_filsys fs, const struct c
 			cli_error(err, "while reading '%s'", cli_name(sel->v[i].path));
 			return CLI_EXIT_FAILURE;
 		}
-		cli_print_digest(c, m.desc.hash_algorithm, m.digest, sel->v[i].path);
+		cli_print_digest(c, sel, m.desc.hash_algorithm, m.digest, &sel->v[i]);
 		cli_seal_manifest_add(c, sel->v[i].ino, sel->v[i].path, &m.desc, m.digest);
 		cli_seal_note_skip(c, sel->v[i].path, plans[i].ima);
 	}

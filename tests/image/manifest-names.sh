@@ -107,4 +107,13 @@ cp base img3
 printf '/dir/one\n/a-c/three\000/x\n' >nul.list
 expect_fail "NUL in a line list" 1 "line 2 has a NUL byte" "$E2VERITY" seal --files-from=nul.list img3
 check "NUL in a line list: image unchanged" cmp -s img3 base
+
+# every name of a hard-linked file on the command line gets its digest line, sealed or skipped:
+# the lines of fsverity digest given the same names
+(cd src && fsverity digest dir/one dir/link-to-one hard) | sed 's# # /#' >hard.want
+cp base img3
+"$E2VERITY" seal img3 /dir/one /dir/link-to-one /hard >hard.got 2>/dev/null
+check "seal of three names of one file: a line for each, fsverity digest's" cmp hard.want hard.got
+"$E2VERITY" seal img3 /dir/one /dir/link-to-one /hard >hard.got 2>/dev/null
+check "... and the same lines when it is sealed already" cmp hard.want hard.got
 finish
