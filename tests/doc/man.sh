@@ -73,6 +73,13 @@ for id in $ids; do
 	grep -q "^\.BR $id \" (0x" "$T_TMP/listed" || fail "PROBLEMS in doc/e2verity.8 lacks $id"
 done
 
+# the line formats diff prints, as the page renders them (a font change once ate a space)
+for l in "added ALG:DIGEST PATH" "removed ALG:DIGEST PATH" "changed ALG:OLD ALG:NEW PATH" \
+	"unchanged ALG:DIGEST PATH"; do
+	sed 's/\x1b\[[0-9;]*m//g; s/.\x08//g; s/  */ /g' "$T_TMP/out" | grep -q -F "$l" &&
+		pass "diff's line '$l' as rendered" || fail "doc/e2verity.8 renders no '$l' line"
+done
+
 for s in "EXIT STATUS" EXAMPLES FILES FORMAT "KERNEL COMPATIBILITY" PROBLEMS "SEE ALSO"; do
 	grep -q "^\.SH \"*$s\"*\$" "$man" && pass "section $s" || fail "doc/e2verity.8 lacks the section $s"
 done
