@@ -1097,9 +1097,8 @@ static int cli_check_image(struct cli_check_run *c, struct e2verity_check_stats 
 		return status;
 	err = cli_open_image(c->image, 0, &fs);
 	if (err) {
-		/* reported by the opening: not twice */
-		snprintf(c->errbuf, sizeof(c->errbuf), "%s while opening '%s'", error_message(err),
-			 cli_name(c->image));
+		/* reported by the opening: not twice, and in its words */
+		snprintf(c->errbuf, sizeof(c->errbuf), "%s", cli_image_last_message());
 		return FSCK_ERROR;
 	}
 	c->fs_block_size = fs->blocksize;

@@ -399,18 +399,22 @@ void cli_kernel_string(unsigned int version, char *out, size_t size)
 
 /* ---- images -------------------------------------------------------------------- */
 
-void cli_report_image_error(errcode_t err, const char *doing, const char *image, int writable)
+void cli_image_error_text(errcode_t err, const char *doing, const char *image, int writable,
+			  char *out, size_t size)
 {
-	const char *why = err == EXT2_ET_BAD_MAGIC    ? " (not an ext4 filesystem image)"
-			  : err == EXT2_ET_SHORT_READ ? " (too short for an ext4 filesystem image)"
-						      : "";
-
+	/* what libext2fs's codes mean for a file given as an image: said of it, the code unsaid */
+	if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ) {
+		snprintf(out, size, "'%s' is %s", cli_name(image),
+			 err == EXT2_ET_BAD_MAGIC ? "not an ext4 filesystem image"
+						  : "too short for an ext4 filesystem image");
+		return;
+	}
 	/* the mount check is a step of opening, not a separate thing to tell apart */
 	if (err == E2VERITY_ET_MOUNTED)
 		doing = "opening";
 	/* only a mounted image is refused for writing alone: the rest is the same either way */
-	cli_error(err, "while %s '%s'%s%s", doing, cli_name(image),
-		  writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "", why);
+	snprintf(out, size, "%s while %s '%s'%s", error_message(err), doing, cli_name(image),
+		 writable && err == E2VERITY_ET_MOUNTED ? " for writing" : "");
 }
 
 const char *cli_file_kind(ext2_filsys fs, ext2_ino_t ino)

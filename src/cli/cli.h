@@ -167,8 +167,9 @@ void cli_kernel_string(unsigned int version, char *out, size_t size);
  */
 int cli_parse_u64(const char *arg, uint64_t max, uint64_t *out);
 
-/* Reports a failure to open @image in the one wording every command uses. */
-void cli_report_image_error(errcode_t err, const char *doing, const char *image, int writable);
+/* The one wording of a failure to open @image (without the program's name), into @out */
+void cli_image_error_text(errcode_t err, const char *doing, const char *image, int writable,
+			  char *out, size_t size);
 /* --partition as given to the command, or NULL */
 const char *cli_partition(void);
 /* " (a symbolic link: ...)", " (a directory)"...: what a message adds when @ino is not a file */

@@ -74,9 +74,8 @@ errcode_t cli_disk_check_super(const unsigned char *sb, uint64_t file_size, cons
 
 	if (cli_disk_fs_bytes(sb, &fs_bytes) || fs_bytes <= file_size)
 		return 0;
-	snprintf(why, ws,
-		 " (its filesystem is %llu bytes, but %s only %llu: the image is truncated)",
-		 (unsigned long long)fs_bytes, what, (unsigned long long)file_size);
+	snprintf(why, ws, "%cis truncated: its filesystem is %llu bytes, but %s only %llu",
+		 CLI_WHY_WHOLE, (unsigned long long)fs_bytes, what, (unsigned long long)file_size);
 	return EXT2_ET_SHORT_READ;
 }
 

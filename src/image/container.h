@@ -7,6 +7,15 @@
 
 #include "output/outfile.h"
 
+/*
+ * A reason that says all there is to say about the failure starts with
+ * CLI_WHY_WHOLE: what follows is said of the image's name ("'disk.img' has
+ * no partition table"), without the error code's text, which only stood in
+ * for it (ENOENT for a partition that is not there, while the file is).
+ * Other reasons follow the error's text in parentheses.
+ */
+#define CLI_WHY_WHOLE '!'
+
 /* What an IMAGE argument (with ?offset= or --partition) resolves to. */
 struct cli_disk {
 	char *file;		 /* the file named: what is locked and checked for a mount */

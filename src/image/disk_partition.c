@@ -23,6 +23,40 @@ static int cli_all_digits(const char *s)
 	return 1;
 }
 
+/*
+ * The reason a partition asked for is not there, with the partitions that
+ * are: "has no partition named 'x' (its partitions: 1 'EFI', 2 'root')"
+ */
+static void cli_partition_list(blkid_partlist ls, int n, const char *by, const char *want,
+			       char *why, size_t ws)
+{
+	size_t len;
+	int i;
+
+	snprintf(why, ws, "%chas no partition %s '%s' (its partitions:", CLI_WHY_WHOLE, by,
+		 cli_name(want));
+	for (i = 0; i < n; i++) {
+		blkid_partition par = blkid_partlist_get_partition(ls, i);
+		const char *name = blkid_partition_get_name(par);
+
+		len = strlen(why);
+		/* room for the closing ", ...)" */
+		if (len + 8 >= ws)
+			break;
+		snprintf(why + len, ws - len, "%s %d%s%s%s", i ? "," : "",
+			 blkid_partition_get_partno(par), name && *name ? " '" : "",
+			 name && *name ? cli_name(name) : "", name && *name ? "'" : "");
+	}
+	len = strlen(why);
+	if (i < n && len + 6 < ws)
+		snprintf(why + len, ws - len, ", ...");
+	len = strlen(why);
+	if (len + 2 >= ws)
+		len = ws - 2;
+	why[len] = ')';
+	why[len + 1] = '\0';
+}
+
 /* --partition=N|NAME|UUID: a GPT partition by number, name or UUID; an MBR one by number */
 static errcode_t cli_find_partition(struct cli_disk *d, const char *file, const char *want,
 				    char *why, size_t ws)
@@ -41,7 +75,8 @@ static errcode_t cli_find_partition(struct cli_disk *d, const char *file, const 
 	ls = blkid_probe_get_partitions(pr);
 	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
 	if (n <= 0) {
-		snprintf(why, ws, " (--partition=%s: no partition table)", want);
+		snprintf(why, ws, "%chas no partition table (--partition=%s)", CLI_WHY_WHOLE,
+			 cli_name(want));
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
@@ -60,9 +95,7 @@ static errcode_t cli_find_partition(struct cli_disk *d, const char *file, const 
 		err = 0;
 		goto out;
 	}
-	snprintf(why, ws,
-		 " (no partition %s '%s'; partitions are named by number, GPT name or UUID)",
-		 number >= 0 ? "number" : "named", cli_name(want));
+	cli_partition_list(ls, n, number >= 0 ? "number" : "named", want, why, ws);
 out:
 	blkid_free_probe(pr);
 	return err;

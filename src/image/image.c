@@ -388,13 +388,28 @@ errcode_t cli_image_close(struct cli_image *img)
 	return err;
 }
 
+static char cli_image_said[512];
+
 void cli_image_report(const struct cli_image *img, errcode_t err)
 {
-	if (img->reason && *img->reason)
-		cli_error(err, "while %s '%s'%s", img->doing, cli_name(img->what), img->reason);
+	const char *reason = img->reason ? img->reason : "";
+
+	if (reason[0] == CLI_WHY_WHOLE)
+		snprintf(cli_image_said, sizeof(cli_image_said), "'%s' %s", cli_name(img->what),
+			 reason + 1);
+	else if (reason[0])
+		snprintf(cli_image_said, sizeof(cli_image_said), "%s while %s '%s'%s",
+			 error_message(err), img->doing, cli_name(img->what), reason);
 	else
-		cli_report_image_error(err, img->doing, img->what,
-				       !!(img->flags & (CLI_IMAGE_WRITE | CLI_IMAGE_PREFLIGHT)));
+		cli_image_error_text(err, img->doing, img->what,
+				     !!(img->flags & (CLI_IMAGE_WRITE | CLI_IMAGE_PREFLIGHT)),
+				     cli_image_said, sizeof(cli_image_said));
+	fprintf(stderr, "%s: %s\n", cli_prog, cli_image_said);
+}
+
+const char *cli_image_last_message(void)
+{
+	return cli_image_said;
 }
 
 /* what cli_open_image() opened, until cli_close_image() */

@@ -49,6 +49,8 @@ errcode_t cli_image_close(struct cli_image *img);
 
 /* Says why cli_image_open() failed, as every command says it. */
 void cli_image_report(const struct cli_image *img, errcode_t err);
+/* The message (without the program's name) of the last cli_image_report(), for --json */
+const char *cli_image_last_message(void);
 
 /* Opens @image read-only through the door (image.c), and reports a failure. */
 errcode_t cli_open_image(const char *image, int writable, ext2_filsys *fs);

@@ -62,14 +62,14 @@ done <<'EOF'
 1|^e2verity: Is a directory while opening 'adir'$|measure adir /good
 1|^e2verity: Is a directory while opening 'adir'$|dump adir /good descriptor
 # a file that is not an ext4 image
-1|while opening 'junk' (not an ext4 filesystem image)$|seal junk /good
-1|while opening 'junk' (not an ext4 filesystem image)$|unseal junk /good
-8|while opening 'junk' (not an ext4 filesystem image)$|check junk
-1|while opening 'junk' (not an ext4 filesystem image)$|measure junk /good
-1|while opening 'junk' (not an ext4 filesystem image)$|dump junk /good descriptor
-1|while opening 'tiny' (too short for an ext4 filesystem image)$|seal tiny /good
-8|while opening 'tiny' (too short for an ext4 filesystem image)$|check tiny
-1|while opening 'tiny' (too short for an ext4 filesystem image)$|measure tiny /good
+1|^e2verity: 'junk' is not an ext4 filesystem image$|seal junk /good
+1|^e2verity: 'junk' is not an ext4 filesystem image$|unseal junk /good
+8|^e2verity: 'junk' is not an ext4 filesystem image$|check junk
+1|^e2verity: 'junk' is not an ext4 filesystem image$|measure junk /good
+1|^e2verity: 'junk' is not an ext4 filesystem image$|dump junk /good descriptor
+1|^e2verity: 'tiny' is too short for an ext4 filesystem image$|seal tiny /good
+8|^e2verity: 'tiny' is too short for an ext4 filesystem image$|check tiny
+1|^e2verity: 'tiny' is too short for an ext4 filesystem image$|measure tiny /good
 # a compressed image
 1|while opening 'img.gz' (it is gzip-compressed: decompress it first)$|seal img.gz /good
 1|while opening 'img.gz' (it is gzip-compressed: decompress it first)$|unseal img.gz /good

@@ -20,7 +20,7 @@ mkimg base.img src 8M -b 4096
 cp base.img short.img
 truncate -s 4M short.img
 cp short.img short.orig
-why="while opening 'short.img' (its filesystem is 8388608 bytes, but the file only 4194304: the image is truncated)"
+why="^e2verity: 'short.img' is truncated: its filesystem is 8388608 bytes, but the file only 4194304$"
 expect_fail "seal of a truncated image" 1 "$why" "$E2VERITY" seal short.img /b
 expect_fail "seal -n of a truncated image" 1 "$why" "$E2VERITY" seal -n short.img /b
 expect_fail "unseal of a truncated image" 1 "$why" "$E2VERITY" unseal short.img /a
@@ -30,7 +30,7 @@ check "a truncated image is left as it was" cmp -s short.img short.orig
 # one block short is short too; a longer file is fine (the filesystem need not fill it)
 cp base.img short1.img
 truncate -s $((8 * 1048576 - 4096)) short1.img
-expect_fail "a block short" 1 "the image is truncated" "$E2VERITY" seal short1.img /b
+expect_fail "a block short" 1 "'short1.img' is truncated" "$E2VERITY" seal short1.img /b
 cp base.img long.img
 truncate -s 9M long.img
 check "a file longer than its filesystem is sealed" "$E2VERITY" seal -q long.img /b

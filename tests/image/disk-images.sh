@@ -75,10 +75,16 @@ cp disk.img before.img
 expect_fail "--partition=esp: not ext4" 1 \
 	"while opening 'disk.img' (partition 1 is not an ext4 filesystem" \
 	"$E2VERITY" seal --partition=esp disk.img /a
-expect_fail "--partition=9: no such partition (check: fsck's 8)" 8 "no partition number '9'" \
+# said of the disk, with the partitions it has, and no errno text ("No such file or directory")
+expect_fail "--partition=9: no such partition (check: fsck's 8)" 8 \
+	"^e2verity: 'disk.img' has no partition number '9' (its partitions: 1 'esp', 2 'root')$" \
 	"$E2VERITY" check --partition=9 disk.img
-expect_fail "--partition=nope: no such name" 1 "no partition named 'nope'" \
+expect_fail "--partition=nope: no such name" 1 \
+	"^e2verity: 'disk.img' has no partition named 'nope' (its partitions: 1 'esp', 2 'root')$" \
 	"$E2VERITY" measure --partition=nope disk.img /a
+expect_fail "--partition of an image without a partition table" 1 \
+	"^e2verity: 'root.img' has no partition table (--partition=2)$" \
+	"$E2VERITY" measure --partition=2 root.img /a
 expect_fail "--partition and ?offset=" 1 "exclude each other" \
 	"$E2VERITY" seal --partition=2 "disk.img?offset=$off" /a
 expect_fail "?offset= at no filesystem" 1 "(offset 4096 is not an ext4 filesystem" \

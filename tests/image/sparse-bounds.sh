@@ -270,6 +270,6 @@ check "... unchanged, nothing in TMPDIR" sh -c 'cmp -s big.simg big.orig && test
 	chunk 0xcac3 16 12
 } >trunc.simg
 all_refuse trunc.simg \
-	"'trunc.simg' (its filesystem is 67108864 bytes, but its chunks only 69632: the image is"
+	"'trunc.simg' is truncated: its filesystem is 67108864 bytes, but its chunks only 69632"
 
 finish
