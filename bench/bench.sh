@@ -214,6 +214,7 @@ sha256sum (reference)||cd $s && xargs -0 sha256sum <../$s.list
 e2verity digest||cd $s && xargs -0 $E digest <../$s.list
 e2verity seal -a, in an image|cp $s.img b.img && sync|$E seal -q -a b.img
 e2verity check||$E check $s-sealed.img
+e2verity measure --all||$E measure --all $s-sealed.img
 EOF
 	group "$title, SHA-512 and a salt" "$(cd $s && du -sb --apparent-size . | cut -f1)" <<EOF
 fsverity digest||cd $s && xargs -0 fsverity digest --hash-alg=sha512 --salt=$SALT <../$s.list
@@ -260,6 +261,7 @@ if wants tiny; then
 fsverity digest||cd tiny$n && xargs -0 fsverity digest <../tiny$n.list
 e2verity seal -a, in an image|cp tiny$n.img b.img && sync|$E seal -q -a b.img
 e2verity check||$E check tiny$n-sealed.img
+e2verity measure --all||$E measure --all tiny$n-sealed.img
 EOF
 	done
 fi

@@ -72,6 +72,44 @@ static int e2v_journal_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t block
 }
 
 /*
+ * The journal's extents below its i_size, as runs; -1 when its extent tree
+ * cannot be opened (the caller walks it block by block then).
+ */
+static int e2v_zone_journal_extents(ext2_filsys fs, ext2_ino_t jino, struct ext2_inode *in,
+				    struct e2v_journal_run *r)
+{
+	struct ext2fs_extent e;
+	ext2_extent_handle_t h;
+	errcode_t err;
+	int op = EXT2_EXTENT_ROOT;
+
+	if (ext2fs_extent_open2(fs, jino, in, &h))
+		return -1;
+	while (!(err = ext2fs_extent_get(h, op, &e))) {
+		op = EXT2_EXTENT_NEXT_LEAF;
+		if (!(e.e_flags & EXT2_EXTENT_FLAGS_LEAF) || e.e_lblk >= r->num || !e.e_len)
+			continue;
+		if (e.e_lblk + e.e_len > r->num)
+			e.e_len = (uint32_t)(r->num - e.e_lblk);
+		/* one run for extents that continue each other on the disk, as the block walk makes */
+		if (r->len && e.e_pblk == r->start + r->len) {
+			r->len += e.e_len;
+			continue;
+		}
+		if (r->len)
+			r->emit(r->ctx, r->start, r->len, jino);
+		r->start = e.e_pblk;
+		r->len = e.e_len;
+	}
+	ext2fs_extent_free(h);
+	/* a leaf that cannot be read ends the walk: what was read is protected, as the block walk does */
+	(void)err;
+	if (r->len)
+		r->emit(r->ctx, r->start, r->len, jino);
+	return 0;
+}
+
+/*
  * ext4_protect_reserved_inode(): the blocks the journal maps below its
  * i_size.  A journal that cannot be read is left out: the kernel would not
  * mount the filesystem at all, which is e2fsck's business, not this file's.
@@ -90,9 +128,14 @@ static void e2v_zone_journal(ext2_filsys fs, e2v_zone_emit_fn emit, void *ctx)
 		return;
 	r.num = e2v_div_round_up(EXT2_I_SIZE(in), fs->blocksize);
 	/*
-	 * libext2fs walks extents and block maps alike; not e2v_extent_tree_read(),
-	 * which judges a tree against this very zone
+	 * An extent-mapped journal (mke2fs makes one) is read extent by extent:
+	 * a block walk calls back once per block, 4096 to 262144 times, and
+	 * every measure of a file without a zone built ahead walks it.  Not
+	 * e2v_extent_tree_read(), which judges a tree against this very zone.
 	 */
+	if ((in->i_flags & EXT4_EXTENTS_FL) && !e2v_zone_journal_extents(fs, jino, in, &r))
+		return;
+	r.len = 0;
 	if (!ext2fs_block_iterate3(fs, jino, BLOCK_FLAG_DATA_ONLY | BLOCK_FLAG_READ_ONLY, NULL,
 				   e2v_journal_block, &r) &&
 	    r.len)
