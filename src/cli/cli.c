@@ -36,6 +36,8 @@ void cli_help(const struct cli_command *cmd)
 {
 	printf("%s %s - %s\n\n", cli_prog, cmd->name, cmd->summary);
 	cli_usage(cmd, stdout);
+	if (cmd->options)
+		printf("\nOptions:\n%s", cmd->options);
 }
 
 int cli_status_usage(const struct cli_command *cmd)

@@ -17,7 +17,8 @@ struct cli_command {
 	const char *name;
 	int (*func)(const struct cli_command *cmd, int argc, char *argv[]);
 	const char *summary;
-	const char *usage; /* options, after "e2verity NAME" */
+	const char *usage;   /* options, after "e2verity NAME" */
+	const char *options; /* --help's lines, one an option: "  --name=ARG  what it does\n" */
 	/* exit status of a usage error and of a failure; 0: CLI_EXIT_USAGE, CLI_EXIT_FAILURE */
 	int usage_status, failure_status;
 };

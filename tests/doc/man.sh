@@ -33,13 +33,22 @@ for c in $cmds; do
 	else
 		fail "e2verity $c has no '.B e2verity $c' line in the SYNOPSIS of doc/e2verity.8"
 	fi
-	"$E2VERITY" "$c" --help >"$T_TMP/usage" 2>&1 || fail "e2verity $c --help exits non-zero"
+	"$E2VERITY" "$c" --help >"$T_TMP/help" 2>&1 || fail "e2verity $c --help exits non-zero"
+	# the synopsis, and the first column of the lines of --help's Options section
+	sed '/^Options:/,$d' "$T_TMP/help" >"$T_TMP/usage"
+	sed -n '/^Options:/,${/^  /{s/^  //;s/  .*//;p}}' "$T_TMP/help" >"$T_TMP/optcol"
 	for o in $(grep -o -E -- '(^|[][ |])--?[A-Za-z0-9][A-Za-z0-9-]*' "$T_TMP/usage" |
 		sed 's/^[][ |]//' | sort -u); do
 		if documented "$o"; then
 			pass "$c $o"
 		else
 			fail "e2verity $c $o (from its usage) is not in doc/e2verity.8"
+		fi
+		# --help gives every option a line of its own
+		if grep -q -E -- "(^|[ ,])$o([]=[ ,]|\$)" "$T_TMP/optcol"; then
+			pass "$c --help: a line for $o"
+		else
+			fail "e2verity $c --help: no line in Options for $o"
 		fi
 	done
 done
