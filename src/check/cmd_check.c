@@ -196,6 +196,48 @@ static unsigned int cli_errors_now(const struct cli_checked *r)
 	return r->repair == CLI_REPAIR_DONE ? r->errors_after : r->errors;
 }
 
+/* A problem of check's policies (a manifest, a store's names), not of the file's verity metadata */
+static int cli_policy_problem(unsigned int code)
+{
+	return (code >> 8) == (E2VERITY_PR_MANIFEST_MISSING >> 8) ||
+	       (code >> 8) == (E2VERITY_PR_DIGEST_NAME_FORM >> 8);
+}
+
+/*
+ * Files checked that passed and that failed, by every finding: one whose
+ * verity metadata passed but that the manifest or its name in a store
+ * fails has failed too, so that the counts agree with the exit status.
+ */
+static void cli_pass_fail(const struct cli_check_run *c, const struct e2verity_check_stats *st,
+			  uint64_t *passed, uint64_t *failed)
+{
+	uint64_t more = 0;
+
+	for (size_t i = 0; i < c->nr_files; i++) {
+		const struct cli_checked *r = &c->files[i];
+		int verity = 0, policy = 0;
+
+		if (!r->checked || r->file.skipped)
+			continue;
+		/* what the first check found: the library's errors, and the policies' */
+		for (size_t k = 0; k < r->count; k++) {
+			const struct cli_check_finding *f = &c->findings[c->order[r->first + k]];
+
+			if (f->after || f->problem->severity != E2VERITY_SEV_ERROR)
+				continue;
+			if (cli_policy_problem(f->problem->code))
+				policy = 1;
+			else
+				verity = 1;
+		}
+		if (policy && !verity)
+			more++;
+	}
+	more = more < st->passed ? more : st->passed;
+	*passed = st->passed - more;
+	*failed = st->failed + more;
+}
+
 static const char *cli_status_word(const struct cli_checked *r)
 {
 	if (cli_errors_now(r))
@@ -336,6 +378,7 @@ static void cli_print_text(struct cli_check_run *c, const struct e2verity_check_
 	char digest[CLI_DIGEST_STRING_MAX], label[4200], notes[128], v[CLI_KERNEL_STRING_MAX];
 	char msg[64];
 	unsigned int oldest;
+	uint64_t passed, failed;
 	int none;
 
 	for (size_t i = 0; i < c->nr_files; i++) {
@@ -369,10 +412,11 @@ static void cli_print_text(struct cli_check_run *c, const struct e2verity_check_
 			 (unsigned long long)st->ima_files);
 	else
 		msg[0] = '\0';
+	cli_pass_fail(c, st, &passed, &failed);
 	printf("%s: %llu file%s checked, %llu passed, %llu failed, %llu skipped, %llu signed%s; "
 	       "%llu byte%s hashed%s",
 	       cli_name(c->image), (unsigned long long)st->files, cli_s(st->files),
-	       (unsigned long long)st->passed, (unsigned long long)st->failed,
+	       (unsigned long long)passed, (unsigned long long)failed,
 	       (unsigned long long)st->skipped, (unsigned long long)st->signed_files, msg,
 	       (unsigned long long)st->bytes_hashed, cli_s(st->bytes_hashed),
 	       c->needs_recovery ? "; journal not replayed" : "");
@@ -593,6 +637,7 @@ static void cli_print_json(struct cli_check_run *c, const struct e2verity_check_
 			   const char *error, int status)
 {
 	struct cli_json j;
+	uint64_t passed, failed;
 	int none;
 
 	cli_json_init(&j, stdout);
@@ -613,8 +658,9 @@ static void cli_print_json(struct cli_check_run *c, const struct e2verity_check_
 	cli_json_end_array(&j);
 	cli_json_begin_object(&j, "summary");
 	cli_json_uint(&j, "files", st->files);
-	cli_json_uint(&j, "passed", st->passed);
-	cli_json_uint(&j, "failed", st->failed);
+	cli_pass_fail(c, st, &passed, &failed);
+	cli_json_uint(&j, "passed", passed);
+	cli_json_uint(&j, "failed", failed);
 	cli_json_uint(&j, "skipped", st->skipped);
 	cli_json_uint(&j, "signed", st->signed_files);
 	if (cli_ima_asked(c))
