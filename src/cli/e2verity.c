@@ -100,8 +100,8 @@ static const struct cli_command cli_commands[] = {
 	  "  --min-kernel=VERSION         the oldest Linux the image is for (6.1, 6.12:16k...)\n",
 	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "check", cmd_check, "Check the sealed files of an image (exit status as fsck)",
-	  "[--partition=N|NAME|UUID] [-n|-p|-y [-z UNDO_FILE]] [-f] [-r] [-j N]\n"
-	  "\t\t[-C FD|--progress] [-q|-v] [-V] [--json] [--cert=CERT] [--ca=CA]\n"
+	  "[--partition=N|NAME|UUID] [-n|-p|-y [-z UNDO_FILE]] [-f] [-r] [-j N|--threads=N]\n"
+	  "\t\t[-C FD|--progress] [-q|--quiet|-v|--verbose] [-V] [--json] [--cert=CERT] [--ca=CA]\n"
 	  "\t\t[--require-signatures] [--ima-cert=CERT] [--require-ima] [--min-kernel=VERSION]\n"
 	  "\t\t[--manifest=FILE [--manifest-extra=ignore|warn|error]]\n"
 	  "\t\t[--require-sealed[=PATH]]... [--exclude=GLOB]... [--digest-names=DIR]\n"
@@ -116,8 +116,8 @@ static const struct cli_command cli_commands[] = {
 	  "  -j N, --threads=N            hashing threads (default: every core)\n"
 	  "  -C FD                        progress, as e2fsck -C, to descriptor FD\n"
 	  "  --progress                   progress on standard error\n"
-	  "  -q                           print only the problems\n"
-	  "  -v                           list every file checked\n"
+	  "  -q, --quiet                  print only the problems\n"
+	  "  -v, --verbose                list every file checked\n"
 	  "  -V                           print the version and exit\n"
 	  "  --json                       one JSON document\n"
 	  "  --cert=CERT                  verify built-in signatures against these certificates\n"
@@ -145,7 +145,8 @@ static const struct cli_command cli_commands[] = {
 	  CLI_EXIT_USAGE, CLI_EXIT_FAILURE },
 	{ "diff", cmd_diff,
 	  "List the sealed files two images or manifests differ by (exit status as diff)",
-	  "[--partition=N|NAME|UUID] [--json] [--verify] [-j N] [-q|-v] OLD NEW\n"
+	  "[--partition=N|NAME|UUID] [--json] [--verify] [-j N|--threads=N]\n"
+	  "\t\t[-q|--quiet|-v|--verbose] OLD NEW\n"
 	  "\t\t(OLD and NEW: images, or manifests of seal, measure or check --json; - is stdin)",
 	  "  --partition=N|NAME|UUID      the filesystem in a partition of a disk image\n"
 	  "  --json                       one JSON document\n"

@@ -53,6 +53,21 @@ for c in $cmds; do
 	done
 done
 
+# the synopsis of each command names every long option its getopt table takes (completion offers
+# what the synopsis names: check's --threads, --quiet and --verbose were missing from both)
+for c in $cmds; do
+	src=$(find "$top_srcdir/src" -name "cmd_$c.c" | head -n 1)
+	[ -n "$src" ] || continue
+	"$E2VERITY" "$c" --help 2>&1 | sed '/^Options:/,$d' >"$T_TMP/usage"
+	for o in $(sed -n 's/.*{ *"\([a-z0-9-]*\)", *\(no\|required\|optional\)_argument.*/\1/p' "$src"); do
+		if grep -q -E -- "--$o([^a-z0-9-]|\$)" "$T_TMP/usage"; then
+			pass "$c: the synopsis names --$o"
+		else
+			fail "e2verity $c takes --$o, but its synopsis (and so completion) does not name it"
+		fi
+	done
+done
+
 # long options that getopt accepts, even those the usage lines leave out
 for o in $(find "$top_srcdir/src" -name '*.[ch]' -exec cat {} + |
 	sed -n 's/.*{ *"\([a-z0-9-]*\)", *\(no\|required\|optional\)_argument.*/\1/p' | sort -u); do
