@@ -12,6 +12,7 @@
 #include "ext4/inode_rules.h"
 #include "ext4/layout.h"
 #include "ext4/past_eof.h"
+#include "ext4/read_path.h"
 #include "check_tree.h"
 #include "report.h"
 #include "core/verify.h"
@@ -431,6 +432,39 @@ static void e2v_check_meta_from(struct e2v_ahead_job *j, struct e2v_ext4_file *f
 	j->meta_buf = NULL;
 }
 
+/*
+ * The inode as __ext4_iget() loads it for a lookup by name, before anything
+ * else: each refusal is an error, and the checks go on to report more.
+ */
+static errcode_t e2v_check_iget(struct e2v_check *c, ext2_ino_t ino)
+{
+	struct e2v_iget_fault found[E2V_IGET_MAX_FAULTS];
+	size_t n;
+	errcode_t err;
+
+	err = e2v_iget_judge(c->fs, e2v_owners_zone(c->owners), ino, found, &n);
+	if (err == E2VERITY_ET_NO_MEMORY)
+		return err;
+	/* the inode table block cannot be read: libext2fs' read below says so */
+	if (err)
+		return 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct e2verity_finding fi = { .value = found[i].value,
+					       .expected = found[i].expected };
+
+		/* a checksum reads as the hex of its 32-bit value */
+		if (found[i].problem == E2VERITY_PR_INODE_CHECKSUM) {
+			fi.hash_size = 4;
+			for (unsigned int b = 0; b < 4; b++) {
+				fi.stored[b] = found[i].value >> (24 - 8 * b);
+				fi.computed[b] = found[i].expected >> (24 - 8 * b);
+			}
+		}
+		err = e2v_report(c, found[i].problem, &fi);
+	}
+	return err;
+}
+
 /* Flags and mode of the inode, then its contents. */
 static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 {
@@ -442,6 +476,9 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	struct e2v_ext4_file f;
 	errcode_t err = 0;
 
+	err = e2v_check_iget(c, ino);
+	if (err)
+		return err;
 	if (prepared)
 		inode = j->inode;
 	else
