@@ -432,6 +432,26 @@ static void e2v_check_meta_from(struct e2v_ahead_job *j, struct e2v_ext4_file *f
 	j->meta_buf = NULL;
 }
 
+/* The directories on the path that named the file, as the kernel's lookup reads them */
+static errcode_t e2v_check_lookup(struct e2v_check *c)
+{
+	struct e2v_lookup_fault found[E2V_LOOKUP_MAX_FAULTS];
+	size_t n;
+	errcode_t err;
+
+	if (!c->path)
+		return 0;
+	err = e2v_lookup_judge(c->fs, c->path, found, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct e2verity_finding fi = { .value = found[i].dir, .block = found[i].lblk };
+
+		err = e2v_report(c, found[i].problem, &fi);
+	}
+	return err;
+}
+
 /*
  * The inode as __ext4_iget() loads it for a lookup by name, before anything
  * else: each refusal is an error, and the checks go on to report more.
@@ -442,6 +462,9 @@ static errcode_t e2v_check_iget(struct e2v_check *c, ext2_ino_t ino)
 	size_t n;
 	errcode_t err;
 
+	err = e2v_check_lookup(c);
+	if (err)
+		return err;
 	err = e2v_iget_judge(c->fs, e2v_owners_zone(c->owners), ino, found, &n);
 	if (err == E2VERITY_ET_NO_MEMORY)
 		return err;
@@ -551,7 +574,7 @@ out:
 	return err;
 }
 
-static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
+static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino, const char *path,
 				      const struct e2verity_check_opts *opts,
 				      struct e2verity_check_stats *stats, uint64_t progress_base,
 				      uint64_t progress_total, struct e2verity_batch *batch,
@@ -564,12 +587,13 @@ errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_ch
 	struct e2v_ahead_job *job = e2v_ahead_take(batch, ino);
 	errcode_t err;
 
-	err = e2v_check_inode_with(fs, ino, opts, stats, progress_base, progress_total, batch, job);
+	err = e2v_check_inode_with(fs, ino, NULL, opts, stats, progress_base, progress_total, batch,
+				   job);
 	e2v_ahead_job_free(job);
 	return err;
 }
 
-static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
+static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino, const char *path,
 				      const struct e2verity_check_opts *opts,
 				      struct e2verity_check_stats *stats, uint64_t progress_base,
 				      uint64_t progress_total, struct e2verity_batch *batch,
@@ -586,6 +610,7 @@ static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 		.batch = batch,
 		.ahead = job,
 		.owners = opts->owners,
+		.path = path,
 	};
 	errcode_t err;
 
@@ -606,9 +631,9 @@ static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 	return opts->file_done ? opts->file_done(opts->ctx, &file) : 0;
 }
 
-errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
-			       const struct e2verity_check_opts *opts,
-			       struct e2verity_check_stats *stats)
+errcode_t e2verity_check_path(ext2_filsys fs, const char *path, ext2_ino_t ino,
+			      const struct e2verity_check_opts *opts,
+			      struct e2verity_check_stats *stats)
 {
 	struct ext2_inode inode;
 	errcode_t err;
@@ -620,5 +645,12 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;
-	return e2v_check_one(fs, ino, opts, stats, 0, EXT2_I_SIZE(&inode), NULL);
+	return e2v_check_inode_with(fs, ino, path, opts, stats, 0, EXT2_I_SIZE(&inode), NULL, NULL);
+}
+
+errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
+			       const struct e2verity_check_opts *opts,
+			       struct e2verity_check_stats *stats)
+{
+	return e2verity_check_path(fs, NULL, ino, opts, stats);
 }

@@ -79,6 +79,10 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "has the EA_INODE flag of an extended attribute's value inode (flags %h): the kernel "
 	  "refuses to load it as a file",
 	  V },
+	{ E2VERITY_PR_DIR_BLOCK_CHECKSUM, "DIR_BLOCK_CHECKSUM", E,
+	  "directory inode %v on the path to it fails the checksum of its logical block %b "
+	  "(metadata_csum): the kernel's lookup of the path fails",
+	  V | B },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
 	  "descriptor size word at offset %o reads %v, should be %x", V | X | O },

@@ -286,3 +286,275 @@ out:
 	free(block);
 	return err;
 }
+
+/* fs/ext4/ext4.h: a directory block's checksum tail (struct ext4_dir_entry_tail) and dx tail */
+#define E2V_DIRENT_TAIL_SIZE 12
+#define E2V_FT_DIR_CSUM 0xde
+#define E2V_DX_TAIL_SIZE 8
+#define E2V_DX_ENTRY_SIZE 8
+
+/* ext4_inode_info.i_csum_seed of a directory: the filesystem's seed, its number, its generation */
+static uint32_t e2v_dir_seed(ext2_filsys fs, ext2_ino_t ino, uint32_t generation)
+{
+	uint8_t le[4];
+	uint32_t crc;
+
+	e2v_put_le32(le, ino);
+	crc = ext2fs_crc32c_le(fs->csum_seed, le, sizeof(le));
+	e2v_put_le32(le, generation);
+	return ext2fs_crc32c_le(crc, le, sizeof(le));
+}
+
+/* ext4_rec_len_from_disk() */
+static unsigned int e2v_rec_len(const uint8_t *p, unsigned int bs)
+{
+	unsigned int len = e2v_get_le16(p);
+
+	if (bs < 65536)
+		return len;
+	if (len == 65535 || !len)
+		return bs;
+	return (len & 65532) | ((len & 3) << 16);
+}
+
+/*
+ * ext4_dirblock_csum_verify(): the 12-byte tail at the block's end
+ * (get_dirent_tail(): inode 0, rec_len 12, name_len 0, type 0xde) holds the
+ * crc32c of everything before it; a block without the tail fails too.
+ */
+static int e2v_leaf_csum_ok(ext2_filsys fs, uint32_t seed, const uint8_t *b)
+{
+	const unsigned int bs = fs->blocksize;
+	const uint8_t *t = b + bs - E2V_DIRENT_TAIL_SIZE;
+
+	if (e2v_get_le32(t) || e2v_rec_len(t + 4, bs) != E2V_DIRENT_TAIL_SIZE || t[6] ||
+	    t[7] != E2V_FT_DIR_CSUM)
+		return 0;
+	return ext2fs_crc32c_le(seed, b, bs - E2V_DIRENT_TAIL_SIZE) == e2v_get_le32(t + 8);
+}
+
+/*
+ * ext4_dx_csum_verify(): get_dx_countlimit() finds the count and limit (a
+ * node: one empty entry over the block; the root: "." of 12 bytes, ".."
+ * over the rest, then dx_root_info of 8 bytes), the dx_tail follows the
+ * limit's entries, and its checksum covers the used entries and the tail's
+ * reserved word.
+ */
+static int e2v_dx_csum_ok(ext2_filsys fs, uint32_t seed, const uint8_t *b)
+{
+	const unsigned int bs = fs->blocksize;
+	static const uint8_t zero[4];
+	unsigned int off, count, limit;
+	const uint8_t *t;
+	uint32_t crc;
+
+	if (e2v_rec_len(b + 4, bs) == bs) {
+		off = 8;
+	} else if (e2v_rec_len(b + 4, bs) == 12) {
+		/* dx_root_info: reserved_zero, then info_length at byte 29 */
+		if (e2v_rec_len(b + 12 + 4, bs) != bs - 12 || e2v_get_le32(b + 24) || b[29] != 8)
+			return 0;
+		off = 32;
+	} else {
+		return 0;
+	}
+	limit = e2v_get_le16(b + off);
+	count = e2v_get_le16(b + off + 2);
+	if (off + (uint64_t)limit * E2V_DX_ENTRY_SIZE > bs - E2V_DX_TAIL_SIZE)
+		return 0;
+	/* the kernel sums count entries, whatever the limit: a count past it reads on */
+	if (off + (uint64_t)count * E2V_DX_ENTRY_SIZE > bs)
+		return 0;
+	t = b + off + limit * E2V_DX_ENTRY_SIZE;
+	crc = ext2fs_crc32c_le(seed, b, off + count * E2V_DX_ENTRY_SIZE);
+	crc = ext2fs_crc32c_le(crc, t, 4);
+	crc = ext2fs_crc32c_le(crc, zero, 4);
+	return crc == e2v_get_le32(t + 4);
+}
+
+/* Whether leaf block @b holds a live entry named @name: its inode number, or 0 */
+static ext2_ino_t e2v_leaf_find(ext2_filsys fs, const uint8_t *b, const char *name, size_t len)
+{
+	const unsigned int bs = fs->blocksize;
+	const int filetype = ext2fs_has_feature_filetype(fs->super);
+	unsigned int off = 0;
+
+	while (off + 8 <= bs) {
+		unsigned int rec = e2v_rec_len(b + off + 4, bs);
+		unsigned int nlen = filetype ? b[off + 6] : e2v_get_le16(b + off + 6);
+
+		if (rec < 8 || off + rec > bs)
+			break;
+		if (e2v_get_le32(b + off) && nlen == len && 8 + nlen <= rec &&
+		    !memcmp(b + off + 8, name, len))
+			return e2v_get_le32(b + off);
+		off += rec;
+	}
+	return 0;
+}
+
+/* The dx entries of index block @b (root or node): their count and where they start */
+static const uint8_t *e2v_dx_entries(ext2_filsys fs, const uint8_t *b, int root, unsigned int *n)
+{
+	const unsigned int bs = fs->blocksize;
+	unsigned int off = root ? 32 : 8;
+	unsigned int count = e2v_get_le16(b + off + 2);
+
+	if (off + (uint64_t)count * E2V_DX_ENTRY_SIZE > bs)
+		count = (bs - off) / E2V_DX_ENTRY_SIZE;
+	*n = count;
+	return b + off;
+}
+
+/* Whether one of the dx entries of index block @b leads to logical block @lblk */
+static int e2v_dx_names(ext2_filsys fs, const uint8_t *b, int root, blk64_t lblk)
+{
+	unsigned int n;
+	const uint8_t *e = e2v_dx_entries(fs, b, root, &n);
+
+	/* entry 0's block is in the count-limit header's second word */
+	for (unsigned int i = 0; i < n; i++)
+		if ((e2v_get_le32(e + i * E2V_DX_ENTRY_SIZE + 4) & 0x0fffffff) == lblk)
+			return 1;
+	return 0;
+}
+
+struct e2v_dir_read {
+	ext2_filsys fs;
+	ext2_ino_t ino;
+	struct ext2_inode inode;
+	uint8_t *buf; /* one block */
+};
+
+/* Logical block @lblk of the directory into r->buf: 1, or 0 for a hole or a failed read */
+static int e2v_dir_block(struct e2v_dir_read *r, blk64_t lblk)
+{
+	blk64_t pblk = 0;
+
+	if (ext2fs_bmap2(r->fs, r->ino, &r->inode, NULL, 0, lblk, NULL, &pblk) || !pblk)
+		return 0;
+	return !io_channel_read_blk64(r->fs->io, pblk, 1, r->buf);
+}
+
+static void e2v_dir_fault(struct e2v_lookup_fault *out, size_t *n, ext2_ino_t dir, blk64_t lblk)
+{
+	if (*n >= E2V_LOOKUP_MAX_FAULTS)
+		return;
+	out[*n] = (struct e2v_lookup_fault){ .problem = E2VERITY_PR_DIR_BLOCK_CHECKSUM,
+					     .dir = dir,
+					     .lblk = lblk };
+	(*n)++;
+}
+
+/*
+ * One component: the blocks of directory r->ino the kernel reads to find
+ * @name, verified as it verifies them.  *@next gets the entry's inode, or 0
+ * if there is none (libext2fs' lookup says so).
+ */
+static errcode_t e2v_lookup_one(struct e2v_dir_read *r, const char *name, size_t len,
+				ext2_ino_t *next, struct e2v_lookup_fault *out, size_t *n)
+{
+	ext2_filsys fs = r->fs;
+	const int dx =
+		ext2fs_has_feature_dir_index(fs->super) && (r->inode.i_flags & EXT2_INDEX_FL);
+	const uint32_t seed = e2v_dir_seed(fs, r->ino, r->inode.i_generation);
+	const blk64_t nblocks = EXT2_I_SIZE(&r->inode) / fs->blocksize;
+	blk64_t found = 0, lblk;
+
+	*next = 0;
+	/* which block names it: the one the kernel's search ends in */
+	for (lblk = 0; lblk < nblocks && !*next; lblk++) {
+		if (!e2v_dir_block(r, lblk))
+			continue;
+		/* a dx root or node holds no entries: "." and ".." are looked up by the VFS */
+		if (dx && (!lblk || (!e2v_get_le32(r->buf) &&
+				     e2v_rec_len(r->buf + 4, fs->blocksize) == fs->blocksize)))
+			continue;
+		*next = e2v_leaf_find(fs, r->buf, name, len);
+		found = lblk;
+	}
+	if (!*next)
+		return 0;
+	if (!dx) {
+		/* __ext4_find_entry(), linear: every block from the first up to the one found */
+		for (lblk = 0; lblk <= found; lblk++)
+			if (e2v_dir_block(r, lblk) && !e2v_leaf_csum_ok(fs, seed, r->buf))
+				e2v_dir_fault(out, n, r->ino, lblk);
+		return 0;
+	}
+	/* dx_probe(): the root, an index node below it that leads to the leaf, then the leaf */
+	if (e2v_dir_block(r, 0)) {
+		uint8_t *root = malloc(fs->blocksize);
+		unsigned int count;
+		const uint8_t *e;
+
+		if (!root)
+			return E2VERITY_ET_NO_MEMORY;
+		memcpy(root, r->buf, fs->blocksize);
+		if (!e2v_dx_csum_ok(fs, seed, root))
+			e2v_dir_fault(out, n, r->ino, 0);
+		/*
+		 * dx_root_info.indirect_levels (byte 30): nodes between the root
+		 * and the leaves.  The node of the first level is judged; a
+		 * second level (large_dir) is not looked into.
+		 */
+		e = root[30] ? e2v_dx_entries(fs, root, 1, &count) : NULL;
+		for (unsigned int i = 0; e && i < count; i++) {
+			blk64_t node = e2v_get_le32(e + i * E2V_DX_ENTRY_SIZE + 4) & 0x0fffffff;
+
+			if (!e2v_dir_block(r, node) || !e2v_dx_names(fs, r->buf, 0, found))
+				continue;
+			if (!e2v_dx_csum_ok(fs, seed, r->buf))
+				e2v_dir_fault(out, n, r->ino, node);
+			break;
+		}
+		free(root);
+	}
+	/* ext4_dx_find_entry() reads the leaf as DIRENT_HTREE: its leaf checksum */
+	if (e2v_dir_block(r, found) && !e2v_leaf_csum_ok(fs, seed, r->buf))
+		e2v_dir_fault(out, n, r->ino, found);
+	return 0;
+}
+
+errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_fault *out,
+			   size_t *n)
+{
+	struct e2v_dir_read r = { .fs = fs, .ino = EXT2_ROOT_INO };
+	const char *p = path;
+	errcode_t err = 0;
+
+	*n = 0;
+	if (!ext2fs_has_feature_metadata_csum(fs->super))
+		return 0;
+	r.buf = malloc(fs->blocksize);
+	if (!r.buf)
+		return E2VERITY_ET_NO_MEMORY;
+	for (;;) {
+		size_t len;
+		ext2_ino_t next;
+
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if (!len)
+			break;
+		/* an inode that cannot be read, or no directory: the lookup fails for other reasons */
+		if (ext2fs_read_inode(fs, r.ino, &r.inode) || !LINUX_S_ISDIR(r.inode.i_mode) ||
+		    (r.inode.i_flags & EXT4_INLINE_DATA_FL))
+			break;
+		if (len == 1 && p[0] == '.') {
+			next = r.ino;
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			/* the VFS follows ".." from the dentry it has, not through a block */
+			break;
+		} else {
+			err = e2v_lookup_one(&r, p, len, &next, out, n);
+			if (err || !next)
+				break;
+		}
+		r.ino = next;
+		p += len;
+	}
+	free(r.buf);
+	return err;
+}

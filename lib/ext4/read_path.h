@@ -30,4 +30,27 @@ struct e2v_iget_fault {
 errcode_t e2v_iget_judge(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 			 struct e2v_iget_fault *out, size_t *n);
 
+/* the most directory blocks e2v_lookup_judge() reports for one path */
+#define E2V_LOOKUP_MAX_FAULTS 8
+
+/* A directory block on a path that the kernel's lookup refuses */
+struct e2v_lookup_fault {
+	unsigned int problem; /* E2VERITY_PR_DIR_BLOCK_CHECKSUM */
+	ext2_ino_t dir;
+	blk64_t lblk; /* its logical block */
+};
+
+/*
+ * Judges the lookup of @path from the root as ext4_lookup() makes it with
+ * metadata_csum: in each directory on the way, the blocks __ext4_find_entry()
+ * reads to find the next name (a linear directory: from block 0 up to the one
+ * that holds the name; an htree: dx_probe()'s root and index node, then the
+ * leaf) have their checksums verified as __ext4_read_dirblock() and
+ * ext4_dirblock_csum_verify() / ext4_dx_csum_verify() verify them.  Each
+ * failure goes in @out (up to E2V_LOOKUP_MAX_FAULTS), *@n of them.  A name
+ * that is not there ends the walk without a fault: libext2fs' lookup says so.
+ */
+errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_fault *out,
+			   size_t *n);
+
 #endif /* E2VERITY_READ_PATH_H */
