@@ -393,32 +393,6 @@ static ext2_ino_t e2v_leaf_find(ext2_filsys fs, const uint8_t *b, const char *na
 	return 0;
 }
 
-/* The dx entries of index block @b (root or node): their count and where they start */
-static const uint8_t *e2v_dx_entries(ext2_filsys fs, const uint8_t *b, int root, unsigned int *n)
-{
-	const unsigned int bs = fs->blocksize;
-	unsigned int off = root ? 32 : 8;
-	unsigned int count = e2v_get_le16(b + off + 2);
-
-	if (off + (uint64_t)count * E2V_DX_ENTRY_SIZE > bs)
-		count = (bs - off) / E2V_DX_ENTRY_SIZE;
-	*n = count;
-	return b + off;
-}
-
-/* Whether one of the dx entries of index block @b leads to logical block @lblk */
-static int e2v_dx_names(ext2_filsys fs, const uint8_t *b, int root, blk64_t lblk)
-{
-	unsigned int n;
-	const uint8_t *e = e2v_dx_entries(fs, b, root, &n);
-
-	/* entry 0's block is in the count-limit header's second word */
-	for (unsigned int i = 0; i < n; i++)
-		if ((e2v_get_le32(e + i * E2V_DX_ENTRY_SIZE + 4) & 0x0fffffff) == lblk)
-			return 1;
-	return 0;
-}
-
 struct e2v_dir_read {
 	ext2_filsys fs;
 	ext2_ino_t ino;
@@ -446,73 +420,147 @@ static void e2v_dir_fault(struct e2v_lookup_fault *out, size_t *n, ext2_ino_t di
 	(*n)++;
 }
 
+/* fs/ext4/namei.c: what dx_probe() accepts of a root before it follows the hash */
+#define E2V_DX_ROOT_INFO 24 /* struct dx_root_info after "." and ".." */
+#define E2V_DX_UNUSED_FLAGS_INCOMPAT 1
+
+/*
+ * dx_probe() and ext4_dx_find_entry(): the root, the index nodes the hash of
+ * @name leads through, then the leaf, each verified as the kernel reads it
+ * (an INDEX block by ext4_dx_csum_verify(), the leaf by
+ * ext4_dirblock_csum_verify()).  The kernel's lookup ends at the first
+ * failure, and so does this (*@stop, after the fault).  Returns 0 where
+ * dx_probe() gives up with ERR_BAD_DX_DIR, after which the kernel searches
+ * the directory linearly; else 1, with *@leaf the block it searches.
+ */
+static int e2v_dx_route(struct e2v_dir_read *r, uint32_t seed, const char *name, size_t len,
+			struct e2v_lookup_fault *out, size_t *n, blk64_t *leaf, int *stop)
+{
+	ext2_filsys fs = r->fs;
+	const unsigned int bs = fs->blocksize;
+	const unsigned int tail =
+		ext2fs_has_feature_metadata_csum(fs->super) ? E2V_DX_TAIL_SIZE : 0;
+	const unsigned int max_levels = ext2fs_has_feature_largedir(fs->super) ? 3 : 2;
+	blk64_t path[4] = { 0 };
+	ext2_dirhash_t hash, minor;
+	unsigned int version, levels, off = 32, limit;
+	unsigned int level = 0;
+
+	*stop = 0;
+	if (!e2v_dir_block(r, 0))
+		return 0;
+	if (!e2v_dx_csum_ok(fs, seed, r->buf)) {
+		e2v_dir_fault(out, n, r->ino, 0);
+		*stop = 1;
+		return 1;
+	}
+	version = r->buf[E2V_DX_ROOT_INFO + 4];
+	levels = r->buf[E2V_DX_ROOT_INFO + 6];
+	/* ext4_hash_in_dirent(): SipHash only for casefolded encrypted directories; not those */
+	if (version != EXT2_HASH_LEGACY && version != EXT2_HASH_HALF_MD4 &&
+	    version != EXT2_HASH_TEA)
+		return 0;
+	if ((r->buf[E2V_DX_ROOT_INFO + 7] & E2V_DX_UNUSED_FLAGS_INCOMPAT) || levels >= max_levels)
+		return 0;
+	if (fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH)
+		version += EXT2_HASH_LEGACY_UNSIGNED;
+	if (ext2fs_dirhash2(version, name, len, NULL, 0, fs->super->s_hash_seed, &hash, &minor))
+		return 0;
+	limit = (bs - 32 - tail) / E2V_DX_ENTRY_SIZE;
+	for (;;) {
+		unsigned int count = e2v_get_le16(r->buf + off + 2), lo = 1, hi;
+		blk64_t block;
+
+		if (e2v_get_le16(r->buf + off) != limit || !count || count > limit)
+			return 0;
+		/* the last entry whose hash is not above the name's (entry 0 has none) */
+		hi = count;
+		while (lo < hi) {
+			unsigned int m = lo + (hi - lo) / 2;
+
+			if (e2v_get_le32(r->buf + off + m * E2V_DX_ENTRY_SIZE) > hash)
+				hi = m;
+			else
+				lo = m + 1;
+		}
+		block = e2v_get_le32(r->buf + off + (lo - 1) * E2V_DX_ENTRY_SIZE + 4) & 0x0fffffff;
+		for (unsigned int i = 0; i <= level; i++)
+			if (path[i] == block)
+				return 0;
+		if (level++ == levels) {
+			*leaf = block;
+			return 1;
+		}
+		path[level] = block;
+		if (!e2v_dir_block(r, block))
+			return 0;
+		/*
+		 * __ext4_read_dirblock(INDEX): a node is one empty entry over the
+		 * whole block (else EFSCORRUPTED, which fails the lookup too)
+		 */
+		if (e2v_rec_len(r->buf + 4, bs) != bs || !e2v_dx_csum_ok(fs, seed, r->buf)) {
+			e2v_dir_fault(out, n, r->ino, block);
+			*stop = 1;
+			return 1;
+		}
+		off = 8;
+		limit = (bs - 8 - tail) / E2V_DX_ENTRY_SIZE;
+	}
+}
+
 /*
  * One component: the blocks of directory r->ino the kernel reads to find
- * @name, verified as it verifies them.  *@next gets the entry's inode, or 0
- * if there is none (libext2fs' lookup says so).
+ * @name, verified as it verifies them; the first failure ends the lookup, as
+ * in the kernel.  *@next gets the entry's inode, or 0 where the walk ends.
  */
 static errcode_t e2v_lookup_one(struct e2v_dir_read *r, const char *name, size_t len,
 				ext2_ino_t *next, struct e2v_lookup_fault *out, size_t *n)
 {
 	ext2_filsys fs = r->fs;
+	const unsigned int bs = fs->blocksize;
 	const int dx =
 		ext2fs_has_feature_dir_index(fs->super) && (r->inode.i_flags & EXT2_INDEX_FL);
 	const uint32_t seed = e2v_dir_seed(fs, r->ino, r->inode.i_generation);
-	const blk64_t nblocks = EXT2_I_SIZE(&r->inode) / fs->blocksize;
-	blk64_t found = 0, lblk;
+	const blk64_t nblocks = EXT2_I_SIZE(&r->inode) / bs;
+	blk64_t lblk, leaf;
+	int stop;
 
 	*next = 0;
-	/* which block names it: the one the kernel's search ends in */
+	/* a casefolded name hashes through its folding, which is not modelled: no verdict */
+	if (dx && (r->inode.i_flags & EXT4_CASEFOLD_FL)) {
+		for (lblk = 0; lblk < nblocks && !*next; lblk++)
+			if (e2v_dir_block(r, lblk))
+				*next = e2v_leaf_find(fs, r->buf, name, len);
+		return 0;
+	}
+	/* ext4_dx_find_entry(): the leaf the hash leads to, read as DIRENT_HTREE */
+	if (dx && e2v_dx_route(r, seed, name, len, out, n, &leaf, &stop)) {
+		if (stop || !e2v_dir_block(r, leaf))
+			return 0;
+		if (leaf && e2v_rec_len(r->buf + 4, bs) != bs &&
+		    !e2v_leaf_csum_ok(fs, seed, r->buf)) {
+			e2v_dir_fault(out, n, r->ino, leaf);
+			return 0;
+		}
+		*next = e2v_leaf_find(fs, r->buf, name, len);
+		return 0;
+	}
+	/*
+	 * __ext4_find_entry(), linear (or after ERR_BAD_DX_DIR): each block
+	 * from the first, verified before it is searched, but for the index
+	 * blocks of an htree (is_dx_internal_node()); holes are skipped.
+	 */
 	for (lblk = 0; lblk < nblocks && !*next; lblk++) {
 		if (!e2v_dir_block(r, lblk))
 			continue;
-		/* a dx root or node holds no entries: "." and ".." are looked up by the VFS */
-		if (dx && (!lblk || (!e2v_get_le32(r->buf) &&
-				     e2v_rec_len(r->buf + 4, fs->blocksize) == fs->blocksize)))
+		if (dx && (!lblk || (!e2v_get_le32(r->buf) && e2v_rec_len(r->buf + 4, bs) == bs)))
 			continue;
-		*next = e2v_leaf_find(fs, r->buf, name, len);
-		found = lblk;
-	}
-	if (!*next)
-		return 0;
-	if (!dx) {
-		/* __ext4_find_entry(), linear: every block from the first up to the one found */
-		for (lblk = 0; lblk <= found; lblk++)
-			if (e2v_dir_block(r, lblk) && !e2v_leaf_csum_ok(fs, seed, r->buf))
-				e2v_dir_fault(out, n, r->ino, lblk);
-		return 0;
-	}
-	/* dx_probe(): the root, an index node below it that leads to the leaf, then the leaf */
-	if (e2v_dir_block(r, 0)) {
-		uint8_t *root = malloc(fs->blocksize);
-		unsigned int count;
-		const uint8_t *e;
-
-		if (!root)
-			return E2VERITY_ET_NO_MEMORY;
-		memcpy(root, r->buf, fs->blocksize);
-		if (!e2v_dx_csum_ok(fs, seed, root))
-			e2v_dir_fault(out, n, r->ino, 0);
-		/*
-		 * dx_root_info.indirect_levels (byte 30): nodes between the root
-		 * and the leaves.  The node of the first level is judged; a
-		 * second level (large_dir) is not looked into.
-		 */
-		e = root[30] ? e2v_dx_entries(fs, root, 1, &count) : NULL;
-		for (unsigned int i = 0; e && i < count; i++) {
-			blk64_t node = e2v_get_le32(e + i * E2V_DX_ENTRY_SIZE + 4) & 0x0fffffff;
-
-			if (!e2v_dir_block(r, node) || !e2v_dx_names(fs, r->buf, 0, found))
-				continue;
-			if (!e2v_dx_csum_ok(fs, seed, r->buf))
-				e2v_dir_fault(out, n, r->ino, node);
-			break;
+		if (!e2v_leaf_csum_ok(fs, seed, r->buf)) {
+			e2v_dir_fault(out, n, r->ino, lblk);
+			return 0;
 		}
-		free(root);
+		*next = e2v_leaf_find(fs, r->buf, name, len);
 	}
-	/* ext4_dx_find_entry() reads the leaf as DIRENT_HTREE: its leaf checksum */
-	if (e2v_dir_block(r, found) && !e2v_leaf_csum_ok(fs, seed, r->buf))
-		e2v_dir_fault(out, n, r->ino, found);
 	return 0;
 }
 

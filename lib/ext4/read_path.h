@@ -44,11 +44,13 @@ struct e2v_lookup_fault {
  * Judges the lookup of @path from the root as ext4_lookup() makes it with
  * metadata_csum: in each directory on the way, the blocks __ext4_find_entry()
  * reads to find the next name (a linear directory: from block 0 up to the one
- * that holds the name; an htree: dx_probe()'s root and index node, then the
- * leaf) have their checksums verified as __ext4_read_dirblock() and
- * ext4_dirblock_csum_verify() / ext4_dx_csum_verify() verify them.  Each
- * failure goes in @out (up to E2V_LOOKUP_MAX_FAULTS), *@n of them.  A name
- * that is not there ends the walk without a fault: libext2fs' lookup says so.
+ * that holds the name; an htree: the root and index nodes dx_probe() follows
+ * by the name's hash, then the leaf) have their checksums verified as
+ * __ext4_read_dirblock() and ext4_dirblock_csum_verify() /
+ * ext4_dx_csum_verify() verify them.  The first failure ends the lookup, as
+ * in the kernel: @out gets it (*@n is 1), or nothing.  A name that is not
+ * there ends the walk without a fault: libext2fs' lookup says so.  A
+ * casefolded htree (its names hash folded) is only walked, not judged.
  */
 errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_fault *out,
 			   size_t *n);
