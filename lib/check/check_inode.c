@@ -520,6 +520,14 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	if (rule) {
 		switch (rule->problem) {
 		case E2VERITY_PR_NOT_REGULAR:
+			/*
+			 * __ext4_iget() loads a directory or a symlink with the
+			 * flag, and only ext4_file_open() of a regular file asks
+			 * fs-verity (fsverity_file_open()): a warning there
+			 */
+			if (LINUX_S_ISDIR(inode.i_mode) || LINUX_S_ISLNK(inode.i_mode))
+				return e2v_report_values(c, E2VERITY_PR_VERITY_NOT_FILE,
+							 inode.i_mode, 0, 0);
 			return e2v_report_values(c, rule->problem, inode.i_mode, 0, 0);
 		case E2VERITY_PR_ENCRYPTED:
 			c->file->skipped = 1;

@@ -83,6 +83,10 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "directory inode %v on the path to it fails the checksum of its logical block %b "
 	  "(metadata_csum): the kernel's lookup of the path fails",
 	  V | B },
+	{ E2VERITY_PR_VERITY_NOT_FILE, "VERITY_NOT_FILE", W,
+	  "has the verity flag but is a directory or a symbolic link (mode %h): the kernel lists "
+	  "or follows it all the same, and nothing measures it",
+	  V },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
 	  "descriptor size word at offset %o reads %v, should be %x", V | X | O },
