@@ -165,6 +165,24 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
 			       struct e2verity_check_stats *stats);
 
 /**
+ * e2verity_check_path() - e2verity_check_inode() of a file named by its path
+ * @fs: open filesystem
+ * @path: the path from the root by which @ino was found
+ * @ino: the inode @path names
+ * @opts: options and callbacks
+ * @stats: totals, added to
+ *
+ * As e2verity_check_inode(), and first the lookup of @path as the kernel
+ * makes it: with metadata_csum, each directory block it reads on the way
+ * must pass its checksum (DIR_BLOCK_CHECKSUM, a finding of @ino).
+ *
+ * Return: as e2verity_check_inode().
+ */
+errcode_t e2verity_check_path(ext2_filsys fs, const char *path, ext2_ino_t ino,
+			      const struct e2verity_check_opts *opts,
+			      struct e2verity_check_stats *stats);
+
+/**
  * e2verity_check_image() - check every inode with the verity flag
  * @fs: open filesystem
  * @opts: options and callbacks

@@ -134,7 +134,7 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 	}
 	opts = &o;
 	/* the sizes too, so that progress is a share of the whole image's data */
-	err = e2v_list_verity(fs, &inos, &sizes, &n);
+	err = e2v_list_verity(fs, 1, &inos, &sizes, &n);
 	if (err)
 		goto out;
 	for (size_t i = 0; i < n; i++)

@@ -12,6 +12,7 @@
 #include "ext4/inode_rules.h"
 #include "ext4/layout.h"
 #include "ext4/past_eof.h"
+#include "ext4/read_path.h"
 #include "check_tree.h"
 #include "report.h"
 #include "core/verify.h"
@@ -431,6 +432,62 @@ static void e2v_check_meta_from(struct e2v_ahead_job *j, struct e2v_ext4_file *f
 	j->meta_buf = NULL;
 }
 
+/* The directories on the path that named the file, as the kernel's lookup reads them */
+static errcode_t e2v_check_lookup(struct e2v_check *c)
+{
+	struct e2v_lookup_fault found[E2V_LOOKUP_MAX_FAULTS];
+	size_t n;
+	errcode_t err;
+
+	if (!c->path)
+		return 0;
+	err = e2v_lookup_judge(c->fs, c->path, found, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct e2verity_finding fi = { .value = found[i].dir, .block = found[i].lblk };
+
+		err = e2v_report(c, found[i].problem, &fi);
+	}
+	return err;
+}
+
+/*
+ * The inode as __ext4_iget() loads it for a lookup by name, before anything
+ * else: each refusal is an error, and the checks go on to report more.
+ */
+static errcode_t e2v_check_iget(struct e2v_check *c, ext2_ino_t ino)
+{
+	struct e2v_iget_fault found[E2V_IGET_MAX_FAULTS];
+	size_t n;
+	errcode_t err;
+
+	err = e2v_check_lookup(c);
+	if (err)
+		return err;
+	err = e2v_iget_judge(c->fs, e2v_owners_zone(c->owners), ino, found, &n);
+	if (err == E2VERITY_ET_NO_MEMORY)
+		return err;
+	/* the inode table block cannot be read: libext2fs' read below says so */
+	if (err)
+		return 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct e2verity_finding fi = { .value = found[i].value,
+					       .expected = found[i].expected };
+
+		/* a checksum reads as the hex of its 32-bit value */
+		if (found[i].problem == E2VERITY_PR_INODE_CHECKSUM) {
+			fi.hash_size = 4;
+			for (unsigned int b = 0; b < 4; b++) {
+				fi.stored[b] = found[i].value >> (24 - 8 * b);
+				fi.computed[b] = found[i].expected >> (24 - 8 * b);
+			}
+		}
+		err = e2v_report(c, found[i].problem, &fi);
+	}
+	return err;
+}
+
 /* Flags and mode of the inode, then its contents. */
 static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 {
@@ -442,6 +499,9 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	struct e2v_ext4_file f;
 	errcode_t err = 0;
 
+	err = e2v_check_iget(c, ino);
+	if (err)
+		return err;
 	if (prepared)
 		inode = j->inode;
 	else
@@ -460,6 +520,14 @@ static errcode_t e2v_check_flags(struct e2v_check *c, ext2_ino_t ino)
 	if (rule) {
 		switch (rule->problem) {
 		case E2VERITY_PR_NOT_REGULAR:
+			/*
+			 * __ext4_iget() loads a directory or a symlink with the
+			 * flag, and only ext4_file_open() of a regular file asks
+			 * fs-verity (fsverity_file_open()): a warning there
+			 */
+			if (LINUX_S_ISDIR(inode.i_mode) || LINUX_S_ISLNK(inode.i_mode))
+				return e2v_report_values(c, E2VERITY_PR_VERITY_NOT_FILE,
+							 inode.i_mode, 0, 0);
 			return e2v_report_values(c, rule->problem, inode.i_mode, 0, 0);
 		case E2VERITY_PR_ENCRYPTED:
 			c->file->skipped = 1;
@@ -514,7 +582,7 @@ out:
 	return err;
 }
 
-static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
+static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino, const char *path,
 				      const struct e2verity_check_opts *opts,
 				      struct e2verity_check_stats *stats, uint64_t progress_base,
 				      uint64_t progress_total, struct e2verity_batch *batch,
@@ -527,12 +595,13 @@ errcode_t e2v_check_one(ext2_filsys fs, ext2_ino_t ino, const struct e2verity_ch
 	struct e2v_ahead_job *job = e2v_ahead_take(batch, ino);
 	errcode_t err;
 
-	err = e2v_check_inode_with(fs, ino, opts, stats, progress_base, progress_total, batch, job);
+	err = e2v_check_inode_with(fs, ino, NULL, opts, stats, progress_base, progress_total, batch,
+				   job);
 	e2v_ahead_job_free(job);
 	return err;
 }
 
-static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
+static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino, const char *path,
 				      const struct e2verity_check_opts *opts,
 				      struct e2verity_check_stats *stats, uint64_t progress_base,
 				      uint64_t progress_total, struct e2verity_batch *batch,
@@ -549,6 +618,7 @@ static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 		.batch = batch,
 		.ahead = job,
 		.owners = opts->owners,
+		.path = path,
 	};
 	errcode_t err;
 
@@ -569,9 +639,9 @@ static errcode_t e2v_check_inode_with(ext2_filsys fs, ext2_ino_t ino,
 	return opts->file_done ? opts->file_done(opts->ctx, &file) : 0;
 }
 
-errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
-			       const struct e2verity_check_opts *opts,
-			       struct e2verity_check_stats *stats)
+errcode_t e2verity_check_path(ext2_filsys fs, const char *path, ext2_ino_t ino,
+			      const struct e2verity_check_opts *opts,
+			      struct e2verity_check_stats *stats)
 {
 	struct ext2_inode inode;
 	errcode_t err;
@@ -583,5 +653,12 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;
-	return e2v_check_one(fs, ino, opts, stats, 0, EXT2_I_SIZE(&inode), NULL);
+	return e2v_check_inode_with(fs, ino, path, opts, stats, 0, EXT2_I_SIZE(&inode), NULL, NULL);
+}
+
+errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
+			       const struct e2verity_check_opts *opts,
+			       struct e2verity_check_stats *stats)
+{
+	return e2verity_check_path(fs, NULL, ino, opts, stats);
 }

@@ -19,6 +19,8 @@ struct e2v_check {
 	struct e2v_ahead_job *ahead; /* its metadata region is taken: see e2v_check_meta_from() */
 	/* who names which block, for every file; or NULL */
 	const struct e2verity_owners *owners;
+	/* the path by which the file was named, whose lookup is judged; or NULL */
+	const char *path;
 };
 
 /*

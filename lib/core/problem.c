@@ -52,6 +52,41 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "has the casefold flag but the filesystem lacks the casefold feature: the kernel refuses "
 	  "to load the inode",
 	  0 },
+	{ E2VERITY_PR_INODE_EXTRA_ISIZE, "INODE_EXTRA_ISIZE", E,
+	  "i_extra_isize is %v, not a multiple of 4 up to %x (the inode size less 128): the kernel "
+	  "refuses to load the inode",
+	  V | X },
+	{ E2VERITY_PR_INODE_CHECKSUM, "INODE_CHECKSUM", E,
+	  "inode checksum is 0x%S, should be 0x%C (metadata_csum): the kernel refuses to load the "
+	  "inode",
+	  S | C },
+	{ E2VERITY_PR_INODE_LINKS_ZERO, "INODE_LINKS_ZERO", E,
+	  "has a link count of 0: the kernel takes the inode as deleted and refuses to load it",
+	  0 },
+	{ E2VERITY_PR_INODE_INDEX_FLAG, "INODE_INDEX_FLAG", E,
+	  "has the htree index flag on a filesystem with metadata_csum but without dir_index "
+	  "(flags %h): the kernel refuses to load the inode",
+	  V },
+	{ E2VERITY_PR_INODE_XATTR_BAD, "INODE_XATTR_BAD", E,
+	  "in-inode extended attribute at byte %v of the %x-byte inode runs past it or is "
+	  "malformed: the kernel refuses to load the inode",
+	  V | X },
+	{ E2VERITY_PR_INODE_FILE_ACL, "INODE_FILE_ACL", E,
+	  "extended attribute block %v is outside the filesystem (%x blocks) or in its metadata: "
+	  "the kernel refuses to load the inode",
+	  V | X },
+	{ E2VERITY_PR_INODE_EA_INODE_FLAG, "INODE_EA_INODE_FLAG", E,
+	  "has the EA_INODE flag of an extended attribute's value inode (flags %h): the kernel "
+	  "refuses to load it as a file",
+	  V },
+	{ E2VERITY_PR_DIR_BLOCK_CHECKSUM, "DIR_BLOCK_CHECKSUM", E,
+	  "directory inode %v on the path to it fails the checksum of its logical block %b "
+	  "(metadata_csum): the kernel's lookup of the path fails",
+	  V | B },
+	{ E2VERITY_PR_VERITY_NOT_FILE, "VERITY_NOT_FILE", W,
+	  "has the verity flag but is a directory or a symbolic link (mode %h): the kernel lists "
+	  "or follows it all the same, and nothing measures it",
+	  V },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
 	  "descriptor size word at offset %o reads %v, should be %x", V | X | O },

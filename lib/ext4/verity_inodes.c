@@ -7,8 +7,23 @@
 #include "core/array.h"
 #include "verity_inodes.h"
 
+/*
+ * An inode with no links that is still in use, not deleted: no dtime, a mode,
+ * set in the inode bitmap.  A directory may still name it, and the kernel
+ * refuses to load it (__ext4_iget(): -ESTALE).
+ */
+static int e2v_unlinked_in_use(ext2_filsys fs, ext2_ino_t ino, const struct ext2_inode_large *in)
+{
+	if (in->i_links_count || in->i_dtime || !in->i_mode)
+		return 0;
+	if (!fs->inode_map && ext2fs_read_inode_bitmap(fs))
+		return 0;
+	return ext2fs_test_inode_bitmap2(fs->inode_map, ino);
+}
+
 /* every verity inode, and its i_size in *@sizes when @sizes (for progress) */
-errcode_t e2v_list_verity(ext2_filsys fs, ext2_ino_t **inos, uint64_t **sizes, size_t *count)
+errcode_t e2v_list_verity(ext2_filsys fs, int unlinked, ext2_ino_t **inos, uint64_t **sizes,
+			  size_t *count)
 {
 	struct ext2_inode_large inode;
 	ext2_inode_scan scan = NULL;
@@ -35,7 +50,9 @@ errcode_t e2v_list_verity(ext2_filsys fs, ext2_ino_t **inos, uint64_t **sizes, s
 			goto out;
 		if (!ino)
 			break;
-		if (!inode.i_links_count || !(inode.i_flags & EXT4_VERITY_FL))
+		if (!(inode.i_flags & EXT4_VERITY_FL))
+			continue;
+		if (!inode.i_links_count && !(unlinked && e2v_unlinked_in_use(fs, ino, &inode)))
 			continue;
 		if (e2v_array_room(&v, &cap, n, sizeof(*v)) ||
 		    (sizes && e2v_array_room(&sz, &capsz, n, sizeof(*sz)))) {
@@ -62,5 +79,5 @@ out:
 
 errcode_t e2verity_list_verity_inodes(ext2_filsys fs, ext2_ino_t **inos, size_t *count)
 {
-	return e2v_list_verity(fs, inos, NULL, count);
+	return e2v_list_verity(fs, 0, inos, NULL, count);
 }

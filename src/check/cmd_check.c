@@ -790,7 +790,7 @@ static errcode_t cli_run_check(struct cli_check_run *c, ext2_filsys fs, char **p
 			continue;
 		*what = sel.v[i].path;
 		c->next_path = sel.v[i].path;
-		err = e2verity_check_inode(fs, inos[i], &c->opts, st);
+		err = e2verity_check_path(fs, sel.v[i].path, inos[i], &c->opts, st);
 	}
 	c->next_path = NULL;
 	c->opts.owners = NULL;

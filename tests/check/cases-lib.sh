@@ -61,6 +61,38 @@ sif()
 	debugfs -w -R "sif $1 $2 $3" img >/dev/null 2>&1
 }
 
+# inode_at PATH: the byte offset in img of PATH's on-disk inode (debugfs imap: block and offset)
+inode_at()
+{
+	# shellcheck disable=SC2046 # the block and the offset, word-split
+	set -- $(debugfs -R "imap \"$1\"" img 2>/dev/null |
+		sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+	[ $# -eq 2 ] || return 1
+	echo $(($1 * $(fs_block_size img) + $2))
+}
+
+# inode_le16 PATH BYTE VALUE and inode_le32: a little-endian value at byte BYTE of PATH's on-disk
+# inode, its checksum left as it was (sif keeps it right)
+inode_le16()
+{
+	_o=$(inode_at "$1") || return 1
+	# shellcheck disable=SC2059
+	printf "$(printf '\\%03o\\%03o' $(($3 & 255)) $(($3 >> 8 & 255)))" |
+		dd of=img bs=1 seek=$((_o + $2)) conv=notrunc status=none
+}
+
+inode_le32()
+{
+	_o=$(inode_at "$1") || return 1
+	put_le32 img $((_o + $2)) "$3"
+}
+
+# inode_csum_fix PATH: PATH's inode checksum made right again after inode_le16/inode_le32
+inode_csum_fix()
+{
+	debugfs -w -n -R "sif \"$1\" checksum calc" img >/dev/null 2>&1
+}
+
 # poke_le64 PATH FILE_OFFSET VALUE and poke_le32: little-endian values into a file's block in img
 poke_le64()
 {
