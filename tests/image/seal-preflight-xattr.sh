@@ -221,4 +221,26 @@ damaged "block magic" blkn.img "$blk"
 refused "block magic: seal" blkn.img \
 	"^e2verity: $msg while checking '/f5' (xattr block $blk: Extended attribute block has a bad header)$" \
 	"$E2VERITY" seal blkn.img $files
+
+# ---- a block two inline files share, with the right count: both sealed in one run ---------------
+# Moving the first one's data rewrites its attributes into a block of its own and lowers the shared
+# block's count; the second one's judgement must count one inode less, not refuse mid-run.
+mkdir srcs
+printf 'one\n' >srcs/a
+printf 'two\n' >srcs/b
+mkimg shared.img srcs 16M -b 4096 -O verity,inline_data || fail "shared: mke2fs"
+debugfs -w -R "ea_set -f mid.val /a user.big" shared.img >/dev/null 2>&1
+sblk=$(acl_of shared.img /a)
+printf 'sif /b file_acl %s\nsif /b blocks %s\n' "$sblk" \
+	$(($(inode_field shared.img /b Blockcount) + 8)) | debugfs -w -f - shared.img >/dev/null 2>&1
+e2fsck -fy shared.img >/dev/null 2>&1
+check "shared: e2fsck -fy gave the block its count, clean" fsck_clean shared.img
+"$E2VERITY" seal shared.img /a /b >out 2>err
+check "shared, count 2: seal /a /b" test $? -eq 0
+check "shared, count 2: e2fsck -fn clean" fsck_clean shared.img
+check "shared, count 2: one file keeps the block, the other has its own" \
+	test "$(acl_of shared.img /a)" != "$(acl_of shared.img /b)"
+for p in /a /b; do
+	check "shared, count 2: $p keeps user.big" sh -c "debugfs -R 'ea_get -f got.val $p user.big' shared.img >/dev/null 2>&1 && cmp -s got.val mid.val"
+done
 finish
