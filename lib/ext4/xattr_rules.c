@@ -226,10 +226,13 @@ errcode_t e2v_inode_xattrs_sound(ext2_filsys fs, ext2_ino_t ino,
 		const unsigned int extra = in->i_extra_isize;
 		const char *area = (const char *)in + EXT2_GOOD_OLD_INODE_SIZE + extra;
 
-		/* a size libext2fs refuses is for its reading below to name */
-		if (extra & 3 || EXT2_GOOD_OLD_INODE_SIZE + extra > isize) {
+		/*
+		 * None: no attribute in the body, as libext2fs reads it.  A size it
+		 * refuses is for its reading below to name.
+		 */
+		if (extra && (extra & 3 || EXT2_GOOD_OLD_INODE_SIZE + extra > isize)) {
 			in_body = 1;
-		} else if (EXT2_GOOD_OLD_INODE_SIZE + extra + sizeof(uint32_t) < isize &&
+		} else if (extra && EXT2_GOOD_OLD_INODE_SIZE + extra + sizeof(uint32_t) < isize &&
 			   *(const uint32_t *)area == EXT2_EXT_ATTR_MAGIC) {
 			in_body = 1;
 			err = e2v_walk_entries(&j, area + sizeof(uint32_t),
@@ -247,26 +250,26 @@ errcode_t e2v_inode_xattrs_sound(ext2_filsys fs, ext2_ino_t ino,
 			goto out;
 	}
 	/*
-	 * Last, the reading the writes make: the inode's body alone (its block
-	 * detached), then both, so that a failure names its place.
+	 * Last, the reading the writes make: with a block, the inode's body
+	 * alone first (its block detached), so that a failure names its place.
 	 */
 	err = ext2fs_xattrs_open(fs, ino, &h);
 	if (err)
 		goto out;
-	memcpy(body, in, isize);
-	ext2fs_file_acl_block_set(fs, EXT2_INODE(body), 0);
-	err = ext2fs_xattrs_read_inode(h, body);
-	if (err) {
-		snprintf(what, sizeof(what), "in-inode extended attributes of inode %u", ino);
-		err = e2v_xattr_read_failed(&j, err, what);
-		goto out;
-	}
+	snprintf(what, sizeof(what), "in-inode extended attributes of inode %u", ino);
 	if (blk) {
-		err = ext2fs_xattrs_read_inode(h, in);
-		snprintf(what, sizeof(what), "xattr block %llu", (unsigned long long)blk);
-		if (err)
+		memcpy(body, in, isize);
+		ext2fs_file_acl_block_set(fs, EXT2_INODE(body), 0);
+		err = ext2fs_xattrs_read_inode(h, body);
+		if (err) {
 			err = e2v_xattr_read_failed(&j, err, what);
+			goto out;
+		}
+		snprintf(what, sizeof(what), "xattr block %llu", (unsigned long long)blk);
 	}
+	err = ext2fs_xattrs_read_inode(h, in);
+	if (err)
+		err = e2v_xattr_read_failed(&j, err, what);
 out:
 	if (h)
 		ext2fs_xattrs_close(&h);
