@@ -81,7 +81,10 @@ static errcode_t e2v_judge_ea_inode(struct e2v_xattr_judge *j, const struct ext2
 	errcode_t err;
 
 	why[0] = '\0';
-	if (ea < EXT2_FIRST_INODE(fs->super) || ea > fs->super->s_inodes_count) {
+	/* fs/ext4/xattr.c check_xattrs(): an EA inode without the feature is corruption */
+	if (!ext2fs_has_feature_ea_inode(fs->super)) {
+		snprintf(why, sizeof(why), "the filesystem has no ea_inode feature");
+	} else if (ea < EXT2_FIRST_INODE(fs->super) || ea > fs->super->s_inodes_count) {
 		snprintf(why, sizeof(why), "not the number of an inode a file may have");
 	} else if (ea == j->ino) {
 		snprintf(why, sizeof(why), "the file itself");

@@ -178,6 +178,19 @@ refused "an entry naming another target: seal" other.img \
 	"while checking '/f5' (EA inode $i1 for user.big: not flagged as one (EXT4_EA_INODE_FL))$" \
 	"$E2VERITY" seal other.img $files
 
+# an entry naming an inode on a filesystem without ea_inode: the kernel refuses the attributes
+seeded small.val 40 10
+val=small.val
+mkfive noea.img -O verity,^metadata_csum || fail "no ea_inode: mke2fs"
+i5=$(ino_of noea.img /f5)
+i1=$(ino_of noea.img /f1)
+put_le32 noea.img "$(ea_entry_off noea.img "$i5")" "$i1"
+same "no ea_inode: the entry names /f1 now" "$(ea_inode_of noea.img "$i5")" "$i1"
+check "no ea_inode: e2fsck -fn finds it" sh -c '! e2fsck -fn noea.img >/dev/null 2>&1'
+refused "no ea_inode feature: seal" noea.img \
+	"while checking '/f5' (EA inode $i1 for user.big: the filesystem has no ea_inode feature)$" \
+	"$E2VERITY" seal noea.img $files
+
 # ---- unseal: the five sealed, then the EA inode damaged ------------------------------------------
 cp ext.img un.img
 "$E2VERITY" seal -q un.img $files
