@@ -79,40 +79,49 @@ const struct e2v_inode_rule *e2v_inode_verity_rule(ext2_filsys fs, const struct 
 	return NULL;
 }
 
-errcode_t e2v_inode_in_use(ext2_filsys fs, ext2_ino_t ino)
+errcode_t e2v_inode_unused_why(ext2_filsys fs, ext2_ino_t ino, char *why, size_t len)
 {
 	const uint32_t per_group = fs->super->s_inodes_per_group;
-	char detail[160];
 	uint32_t index, unused;
 	dgrp_t group;
 	errcode_t err;
 
+	why[0] = '\0';
 	if (ino < 1 || ino > fs->super->s_inodes_count || !per_group)
 		return EXT2_ET_BAD_INODE_NUM;
 	group = (ino - 1) / per_group;
 	index = (ino - 1) % per_group;
-	detail[0] = '\0';
 	if (ext2fs_has_group_desc_csum(fs)) {
 		unused = ext2fs_bg_itable_unused(fs, group);
-		if (ext2fs_bg_flags_test(fs, group, EXT2_BG_INODE_UNINIT))
-			snprintf(detail, sizeof(detail),
-				 "inode %u: its group %u is marked INODE_UNINIT", ino, group);
-		else if (unused >= per_group || index >= per_group - unused)
-			snprintf(detail, sizeof(detail),
-				 "inode %u: in group %u's unused area (bg_itable_unused %u)", ino,
-				 group, unused);
-	}
-	if (!detail[0]) {
-		if (!fs->inode_map) {
-			err = ext2fs_read_inode_bitmap(fs);
-			if (err)
-				return err;
+		if (ext2fs_bg_flags_test(fs, group, EXT2_BG_INODE_UNINIT)) {
+			snprintf(why, len, "its group %u is marked INODE_UNINIT", group);
+			return 0;
 		}
-		if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino))
-			snprintf(detail, sizeof(detail), "inode %u: free in the inode bitmap", ino);
+		if (unused >= per_group || index >= per_group - unused) {
+			snprintf(why, len, "in group %u's unused area (bg_itable_unused %u)", group,
+				 unused);
+			return 0;
+		}
 	}
-	if (!detail[0])
-		return 0;
+	if (!fs->inode_map) {
+		err = ext2fs_read_inode_bitmap(fs);
+		if (err)
+			return err;
+	}
+	if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+		snprintf(why, len, "free in the inode bitmap");
+	return 0;
+}
+
+errcode_t e2v_inode_in_use(ext2_filsys fs, ext2_ino_t ino)
+{
+	char why[96], detail[128];
+	errcode_t err;
+
+	err = e2v_inode_unused_why(fs, ino, why, sizeof(why));
+	if (err || !why[0])
+		return err;
+	snprintf(detail, sizeof(detail), "inode %u: %s", ino, why);
 	e2v_log(E2VERITY_ET_INODE_UNUSED, NULL, detail);
 	return E2VERITY_ET_INODE_UNUSED;
 }

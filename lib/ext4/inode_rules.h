@@ -33,4 +33,10 @@ const struct e2v_inode_rule *e2v_inode_verity_rule(ext2_filsys fs, const struct 
  */
 errcode_t e2v_inode_in_use(ext2_filsys fs, ext2_ino_t ino);
 
+/*
+ * The same test without a log: @why (of @len bytes) gets the reason @ino is
+ * not in use, or "" if it is.  An error only when the test cannot be made.
+ */
+errcode_t e2v_inode_unused_why(ext2_filsys fs, ext2_ino_t ino, char *why, size_t len);
+
 #endif /* E2VERITY_INODE_RULES_H */

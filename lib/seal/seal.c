@@ -12,6 +12,7 @@
 #include "ext4/inode_rules.h"
 #include "ext4/past_eof.h"
 #include "ext4/layout.h"
+#include "ext4/xattr_rules.h"
 
 /* fs/verity/open.c: a tree whose block is not a page has at most 2^23 blocks */
 #define E2V_MAX_SUBPAGE_TREE_BLOCKS (1ULL << 23)
@@ -484,6 +485,15 @@ static errcode_t e2v_seal_prepare_keep(ext2_filsys fs, ext2_ino_t ino,
 		err = e2v_plan_ima_only(fs, ino, opts, plan);
 	else
 		err = e2v_plan_seal(fs, ino, opts, plan, keep);
+	/*
+	 * The attributes next to what is written, read now as the writes read
+	 * them (moving inline data, security.ima): found damaged only there,
+	 * the run would fail after other files' blocks were written.  A run's
+	 * plans made while writing skip it: its pre-flight read them all, and
+	 * since then only its own writes changed any, which the map follows.
+	 */
+	if (!err && !(opts->flags & E2VERITY_SEAL_JUDGED))
+		err = e2v_inode_xattrs_sound(fs, ino, opts->owners);
 	if (!err)
 		err = e2v_plan_ima(fs, ino, opts, plan);
 	if (err && keep)

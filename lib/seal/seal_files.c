@@ -227,6 +227,8 @@ errcode_t e2verity_seal_files(ext2_filsys fs, struct e2verity_txn *txn, const ex
 		err = e2verity_seal_preflight(fs, inos, count, &o, cb, NULL, t);
 		if (err)
 			goto out;
+		/* the plans made while writing need not judge the files again */
+		o.flags |= E2VERITY_SEAL_JUDGED;
 	}
 	err = e2v_files_txn(fs, &txn, &own_txn, t);
 	if (err)

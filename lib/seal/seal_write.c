@@ -222,8 +222,18 @@ static errcode_t e2v_seal_begin(struct e2v_sealing *s, struct e2verity_seal_resu
 	}
 
 	if (s->plan.inline_data) {
+		const blk64_t acl = ext2fs_file_acl_block(fs, in);
+
 		err = e2v_move_inline_data(fs, s->ino, &s->f, &s->inline_blocks);
 		res->inline_moved = !err;
+		/*
+		 * Dropping system.data rewrote the attributes: from a shared block,
+		 * libext2fs lowered its count and gave the file a block of its own.
+		 * The next file of the run that names the old one counts one less.
+		 */
+		if (!err && acl && s->opts->owners &&
+		    ext2fs_file_acl_block(fs, EXT2_INODE(&s->f.inode)) != acl)
+			e2v_owners_xattr_left(s->opts->owners, acl, s->ino);
 	} else {
 		err = e2v_ext4_file_open_in(fs, e2v_owners_zone(s->opts->owners), s->ino, &s->f);
 	}

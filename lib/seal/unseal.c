@@ -8,6 +8,7 @@
 #include "txn/orphan.h"
 #include "ext4/past_eof.h"
 #include "ext4/punch.h"
+#include "ext4/xattr_rules.h"
 #include "seal_blocks.h"
 #include "seal_quota.h"
 #include "txn/txn.h"
@@ -53,12 +54,20 @@ static errcode_t e2v_unseal_validate(ext2_filsys fs, ext2_ino_t ino,
 	return e2v_check_past_eof(f, e2v_div_round_up(f->size, fs->blocksize), owners);
 }
 
-/* Whether the fs-verity signature in security.ima, if any, can be removed with the seal */
+/*
+ * Whether the attributes read as the unseal will read them (an unreadable
+ * security.ima would be taken for none), and the fs-verity signature in
+ * security.ima, if any, can be removed with the seal
+ */
 static errcode_t e2v_unseal_ima_check(ext2_filsys fs, const struct e2verity_owners *owners,
 				      ext2_ino_t ino)
 {
 	uint64_t blocks;
+	errcode_t err;
 
+	err = e2v_inode_xattrs_sound(fs, ino, owners);
+	if (err)
+		return err;
 	return e2v_ima_is_verity(fs, ino) ? e2v_ima_room(fs, owners, ino, 0, &blocks) : 0;
 }
 
