@@ -26,9 +26,18 @@ extern "C" {
 /* FS_VERITY_MAX_DESCRIPTOR_SIZE: descriptor plus built-in signature */
 #define E2VERITY_MAX_DESCRIPTOR_SIZE 16384
 #define E2VERITY_MAX_SIGNATURE_SIZE (E2VERITY_MAX_DESCRIPTOR_SIZE - E2VERITY_DESCRIPTOR_SIZE)
+/* the kernel's FS_VERITY_MAX_LEVELS, and the range of Merkle tree block sizes it reads */
 #define E2VERITY_MAX_LEVELS 8
 #define E2VERITY_MIN_BLOCK_SIZE 1024
 #define E2VERITY_MAX_BLOCK_SIZE 65536
+/*
+ * With E2VERITY_PARAMS_HOST_DIGEST, the block sizes `fsverity digest` takes:
+ * powers of 2 from twice the digest size (64 for SHA-256, 128 for SHA-512)
+ * to E2VERITY_HOST_MAX_BLOCK_SIZE, in trees of up to E2VERITY_HOST_MAX_LEVELS
+ * levels (libfsverity's bound; 64-byte blocks of 2^64 bytes need 58).
+ */
+#define E2VERITY_HOST_MAX_BLOCK_SIZE (1u << 30)
+#define E2VERITY_HOST_MAX_LEVELS 64
 #define E2VERITY_DEFAULT_BLOCK_SIZE 4096
 /* ext4 puts the Merkle tree at round_up(i_size, 64 KiB) */
 #define E2VERITY_EXT4_METADATA_ALIGN 65536
@@ -135,19 +144,33 @@ struct e2verity_params {
 	const uint8_t *salt;
 	unsigned int salt_size;
 	struct e2verity_threads threads; /* hashing threads */
+	uint64_t flags;			 /* E2VERITY_PARAMS_*; other bits must be zero */
 	/*
 	 * Must be zero: room for the fields of later versions, whose zero keeps
 	 * this version's behaviour (E2VERITY_ET_RESERVED_NOT_ZERO otherwise).
 	 */
-	uint64_t reserved[6];
+	uint64_t reserved[5];
 };
+
+/*
+ * The block sizes of `fsverity digest` (E2VERITY_HOST_MAX_BLOCK_SIZE), not
+ * only those a kernel reads: for digests of host files, never for a tree
+ * that is stored.  Without it, E2VERITY_MIN_BLOCK_SIZE..E2VERITY_MAX_BLOCK_SIZE.
+ */
+#define E2VERITY_PARAMS_HOST_DIGEST 0x1
 
 /**
  * e2verity_params_validate() - check tree parameters and fill in defaults
  * @p: parameters; zero hash_alg and block_size are replaced by the defaults
  *
+ * The block size must be a power of 2 from E2VERITY_MIN_BLOCK_SIZE to
+ * E2VERITY_MAX_BLOCK_SIZE, what a kernel reads; with
+ * E2VERITY_PARAMS_HOST_DIGEST in @p->flags, from twice the digest size to
+ * E2VERITY_HOST_MAX_BLOCK_SIZE, what `fsverity digest` takes.
+ *
  * Return: 0, E2VERITY_ET_BAD_HASH_ALG, E2VERITY_ET_BAD_BLOCK_SIZE,
- * E2VERITY_ET_SALT_TOO_LONG or E2VERITY_ET_RESERVED_NOT_ZERO.
+ * E2VERITY_ET_SALT_TOO_LONG or E2VERITY_ET_RESERVED_NOT_ZERO (reserved
+ * fields or unknown flags set).
  */
 errcode_t e2verity_params_validate(struct e2verity_params *p);
 
@@ -174,7 +197,8 @@ struct e2verity_geometry {
  * @data_size: file size in bytes
  * @g: result
  *
- * Return: 0 or E2VERITY_ET_TOO_MANY_LEVELS.
+ * Return: 0 or E2VERITY_ET_TOO_MANY_LEVELS (more than E2VERITY_MAX_LEVELS
+ * levels, which @g cannot hold, even with E2VERITY_PARAMS_HOST_DIGEST).
  */
 errcode_t e2verity_geometry(const struct e2verity_params *p, uint64_t data_size,
 			    struct e2verity_geometry *g);
@@ -254,6 +278,11 @@ struct e2verity_result {
 	struct e2verity_descriptor desc; /* sig_size 0 */
 	uint8_t digest[E2VERITY_MAX_DIGEST_SIZE];
 	unsigned int digest_size;
+	/*
+	 * A tree of more than E2VERITY_MAX_LEVELS levels (tiny blocks with
+	 * E2VERITY_PARAMS_HOST_DIGEST) leaves num_levels 0 and the levels
+	 * empty here; data_blocks, tree_blocks and tree_size still hold.
+	 */
 	struct e2verity_geometry geo;
 };
 
@@ -267,7 +296,8 @@ struct e2verity_result {
  * @tree_ctx: passed to @tree
  * @res: descriptor, file digest and geometry
  *
- * Memory use is bounded by the tree height, not the file size.
+ * Memory use is bounded by the tree height, not the file size: about
+ * 1 MiB, or a block per level for blocks larger than that.
  *
  * Return: 0, an error from @read or @tree, or a library error code.
  */

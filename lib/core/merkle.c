@@ -6,14 +6,17 @@
 #include <string.h>
 
 #include "descriptor.h"
+#include "geometry.h"
 #include "hash.h"
 #include "merkle.h"
 #include "workers.h"
 
-/* Data is read and hashed this many bytes at a time (a multiple of any block size). */
+/*
+ * Data is read and hashed this many bytes at a time, or a block at a time for
+ * the larger blocks of a host digest (up to E2VERITY_HOST_MAX_BLOCK_SIZE).
+ * Both are powers of 2: a chunk is a whole number of blocks.
+ */
 #define E2V_CHUNK_SIZE (1u << 20)
-/* the most blocks a chunk holds: at the smallest block size */
-#define E2V_CHUNK_BLOCKS (E2V_CHUNK_SIZE / E2VERITY_MIN_BLOCK_SIZE)
 /* below this much data per thread, starting a thread costs more than it saves */
 #define E2V_MIN_BYTES_PER_THREAD (128u << 10)
 /* waking a thread of a lasting pool is cheaper */
@@ -26,16 +29,16 @@
  */
 struct e2v_builder {
 	const struct e2verity_params *p;
-	const struct e2verity_geometry *g;
+	const struct e2v_geo *g;
 	struct e2verity_hasher *hasher;
 	unsigned int digest_size;
 	e2verity_tree_fn sink;
 	void *sink_ctx;
-	uint8_t *level_buf[E2VERITY_MAX_LEVELS];
-	unsigned int level_cap[E2VERITY_MAX_LEVELS];  /* blocks level_buf holds */
-	unsigned int level_full[E2VERITY_MAX_LEVELS]; /* full blocks in it, not yet hashed */
-	size_t level_fill[E2VERITY_MAX_LEVELS];	      /* bytes in the block after them */
-	uint64_t level_next[E2VERITY_MAX_LEVELS];     /* the level's index of level_buf's first */
+	uint8_t *level_buf[E2VERITY_HOST_MAX_LEVELS];
+	unsigned int level_cap[E2VERITY_HOST_MAX_LEVELS];  /* blocks level_buf holds */
+	unsigned int level_full[E2VERITY_HOST_MAX_LEVELS]; /* full blocks in it, not yet hashed */
+	size_t level_fill[E2VERITY_HOST_MAX_LEVELS];	   /* bytes in the block after them */
+	uint64_t level_next[E2VERITY_HOST_MAX_LEVELS]; /* the level's index of level_buf's first */
 	uint8_t root[E2VERITY_MAX_DIGEST_SIZE];
 	/* a tree block of one repeated hash, for the runs of all-zero blocks in holes */
 	uint8_t *repeat_buf;
@@ -135,7 +138,7 @@ static errcode_t e2v_add_repeat(struct e2v_builder *b, unsigned int level, const
 	for (i = 0; i < per; i++)
 		memcpy(b->repeat_buf + i * b->digest_size, digest, b->digest_size);
 	memset(b->repeat_buf + per * b->digest_size, 0, bs - per * b->digest_size);
-	/* validated parameters (e2v_compute_keep()): at least 1024 / 64, in another file */
+	/* validated parameters (e2v_compute_keep()): at least two hashes a block */
 	E2V_ANALYZER_ASSUME(per);
 	full = count / per;
 	for (i = 0; b->sink && i < full; i++) {
@@ -201,6 +204,8 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 			       e2verity_seek_data_fn seek, void *read_ctx, struct e2v_scratch *keep)
 {
 	const unsigned int bs = b->p->block_size;
+	/* a block larger than E2V_CHUNK_SIZE is a chunk of its own */
+	const size_t max_chunk = bs > E2V_CHUNK_SIZE ? bs : E2V_CHUNK_SIZE;
 	uint64_t chunk_size = e2v_round_up(data_size, bs);
 	struct e2verity_workers *workers = b->p->threads.workers, *own = NULL;
 	uint8_t zero_digest[E2VERITY_MAX_DIGEST_SIZE];
@@ -211,9 +216,15 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 	errcode_t err;
 
 	/* small files are common: size the buffer and the threads to the file */
-	if (chunk_size > E2V_CHUNK_SIZE)
-		chunk_size = E2V_CHUNK_SIZE;
+	if (chunk_size > max_chunk)
+		chunk_size = max_chunk;
 	active = data_size / (workers ? E2V_MIN_BYTES_PER_WAKEUP : E2V_MIN_BYTES_PER_THREAD);
+	/*
+	 * A chunk of one huge block is hashed by one thread anyway; a second
+	 * buffer to read the next into would double the memory for nothing.
+	 */
+	if (bs > E2V_CHUNK_SIZE)
+		active = 0;
 	if (!workers && active > 1 && b->p->threads.count > 1) {
 		err = e2verity_workers_new(
 			active < b->p->threads.count ? active : b->p->threads.count, &own);
@@ -223,13 +234,17 @@ static errcode_t e2v_hash_data(struct e2v_builder *b, uint64_t data_size, e2veri
 	}
 	if (active > e2v_workers_count(workers))
 		active = e2v_workers_count(workers);
-	if (keep && keep->size < chunk_size) {
+	if (keep &&
+	    (keep->size < chunk_size || keep->digests_size < chunk_size / bs * b->digest_size)) {
 		/* grows to the largest chunk once: no fresh pages to fault in for every file */
 		free(keep->chunk);
 		free(keep->digests);
-		keep->chunk = malloc(E2V_CHUNK_SIZE);
-		keep->digests = malloc(E2V_CHUNK_BLOCKS * E2VERITY_MAX_DIGEST_SIZE);
-		keep->size = keep->chunk && keep->digests ? E2V_CHUNK_SIZE : 0;
+		keep->chunk = malloc(max_chunk);
+		keep->digests_size = max_chunk / bs * b->digest_size;
+		keep->digests = malloc(keep->digests_size);
+		keep->size = keep->chunk && keep->digests ? max_chunk : 0;
+		if (!keep->size)
+			keep->digests_size = 0;
 	}
 	if (keep && keep->size) {
 		bufs[0] = keep->chunk;
@@ -359,30 +374,40 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 {
 	struct e2verity_params p = *params;
 	struct e2v_builder b = { 0 };
+	struct e2v_geo geo;
 	const struct e2verity_hash_alg *alg;
 	errcode_t err;
-	unsigned int i;
+	unsigned int i, per_level;
 
 	memset(res, 0, sizeof(*res));
 	err = e2verity_params_validate(&p);
 	if (err)
 		return err;
 	alg = e2verity_hash_alg_by_num(p.hash_alg);
-	err = e2verity_geometry(&p, data_size, &res->geo);
+	err = e2v_geo_compute(&p, data_size, &geo);
 	if (err)
 		return err;
+	e2v_geo_export(&geo, &res->geo);
 	b.p = &p;
-	b.g = &res->geo;
+	b.g = &geo;
 	b.digest_size = alg->digest_size;
 	b.sink = tree;
 	b.sink_ctx = tree_ctx;
 	err = e2v_hasher_new(p.hash_alg, p.salt, p.salt_size, &b.hasher);
 	if (err)
 		return err;
-	for (i = 0; i < res->geo.num_levels; i++) {
-		b.level_cap[i] = res->geo.level_blocks[i] < E2V_HASHER_MANY
-					 ? res->geo.level_blocks[i]
-					 : E2V_HASHER_MANY;
+	/*
+	 * Up to E2V_HASHER_MANY blocks a level, hashed side by side, but no
+	 * more than E2V_CHUNK_SIZE of them: one block of a host digest's
+	 * larger ones.
+	 */
+	per_level = E2V_CHUNK_SIZE / p.block_size;
+	if (per_level > E2V_HASHER_MANY)
+		per_level = E2V_HASHER_MANY;
+	if (per_level < 1)
+		per_level = 1;
+	for (i = 0; i < geo.num_levels; i++) {
+		b.level_cap[i] = geo.level_blocks[i] < per_level ? geo.level_blocks[i] : per_level;
 		b.level_buf[i] = malloc((size_t)b.level_cap[i] * p.block_size);
 		if (!b.level_buf[i]) {
 			err = E2VERITY_ET_NO_MEMORY;
@@ -393,7 +418,7 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 	if (err)
 		goto out;
 	/* Flush the blocks left, lowest level first: each feeds the next. */
-	for (i = 0; i < res->geo.num_levels; i++) {
+	for (i = 0; i < geo.num_levels; i++) {
 		if (b.level_fill[i])
 			err = e2v_end_block(&b, i);
 		if (!err && b.level_full[i])
@@ -404,7 +429,7 @@ errcode_t e2v_compute_keep(const struct e2verity_params *params, uint64_t data_s
 
 	err = e2v_result_finish(&p, data_size, b.root, res);
 out:
-	for (i = 0; i < res->geo.num_levels; i++)
+	for (i = 0; i < geo.num_levels; i++)
 		free(b.level_buf[i]);
 	free(b.repeat_buf);
 	e2v_hasher_free(b.hasher);

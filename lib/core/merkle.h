@@ -8,7 +8,8 @@
 /* buffers that a thread hashing many files keeps from one file to the next */
 struct e2v_scratch {
 	uint8_t *chunk, *digests;
-	size_t size; /* bytes of chunk; 0 before the first use */
+	size_t size;	     /* bytes of chunk; 0 before the first use */
+	size_t digests_size; /* bytes of digests */
 };
 
 /* e2verity_compute_sparse() with the data buffers of @keep (NULL: its own) */

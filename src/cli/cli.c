@@ -292,12 +292,12 @@ int cli_parse_u64(const char *arg, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static int cli_parse_block_size(const char *arg, unsigned int *out)
+/* a power of 2 from @min to @max */
+static int cli_parse_block_size(const char *arg, uint64_t min, uint64_t max, unsigned int *out)
 {
 	uint64_t v;
 
-	if (cli_parse_u64(arg, E2VERITY_MAX_BLOCK_SIZE, &v) || v < E2VERITY_MIN_BLOCK_SIZE ||
-	    (v & (v - 1)))
+	if (cli_parse_u64(arg, max, &v) || v < min || (v & (v - 1)))
 		return -1;
 	*out = v;
 	return 0;
@@ -319,11 +319,21 @@ int cli_parse_tree_option(int opt, const char *arg, struct cli_tree_opts *t)
 		t->params.hash_alg = alg->num;
 		return 1;
 	case OPT_BLOCK_SIZE:
-		if (cli_parse_block_size(arg, &t->params.block_size)) {
+		/* the lower bound of a host digest's depends on --hash-alg: cli_tree_validate() */
+		if (t->params.flags & E2VERITY_PARAMS_HOST_DIGEST) {
+			if (!cli_parse_block_size(arg, 1, E2VERITY_HOST_MAX_BLOCK_SIZE,
+						  &t->params.block_size))
+				return 1;
 			fprintf(stderr,
-				"%s: invalid block size '%s': must be a power of 2 from 1024 to "
-				"65536\n",
-				cli_prog, arg);
+				"%s: invalid block size '%s': must be a power of 2 up to %u\n",
+				cli_prog, arg, E2VERITY_HOST_MAX_BLOCK_SIZE);
+			return -1;
+		}
+		if (cli_parse_block_size(arg, E2VERITY_MIN_BLOCK_SIZE, E2VERITY_MAX_BLOCK_SIZE,
+					 &t->params.block_size)) {
+			fprintf(stderr,
+				"%s: invalid block size '%s': must be a power of 2 from %d to %d\n",
+				cli_prog, arg, E2VERITY_MIN_BLOCK_SIZE, E2VERITY_MAX_BLOCK_SIZE);
 			return -1;
 		}
 		return 1;
@@ -344,6 +354,21 @@ int cli_parse_tree_option(int opt, const char *arg, struct cli_tree_opts *t)
 		t->out_descriptor = arg;
 		return 1;
 	}
+	return 0;
+}
+
+int cli_tree_validate(const struct cli_command *cmd, struct cli_tree_opts *t)
+{
+	const struct e2verity_hash_alg *alg = e2verity_hash_alg_by_num(
+		t->params.hash_alg ? t->params.hash_alg : E2VERITY_HASH_SHA256);
+
+	/* a tree block holds two hashes at least (libfsverity's rule): say the bound */
+	if (alg && t->params.block_size && t->params.block_size < 2 * alg->digest_size)
+		return cli_usage_error(cmd,
+				       "invalid block size '%u': too small for %s, at least %u",
+				       t->params.block_size, alg->name, 2 * alg->digest_size);
+	if (e2verity_params_validate(&t->params))
+		return cli_usage_error(cmd, "invalid tree parameters");
 	return 0;
 }
 

@@ -69,8 +69,14 @@ struct cli_tree_opts {
 	const char *out_descriptor;
 };
 
-/* 1 if @opt was a tree option (parsed into @t), 0 if not, -1 on a bad value */
+/*
+ * 1 if @opt was a tree option (parsed into @t), 0 if not, -1 on a bad value.
+ * --block-size is a size a kernel reads, or with E2VERITY_PARAMS_HOST_DIGEST
+ * in @t->params.flags any that `fsverity digest` takes (cli_tree_validate()).
+ */
 int cli_parse_tree_option(int opt, const char *arg, struct cli_tree_opts *t);
+/* 0 if the parsed @t are valid (defaults filled in), else the usage status, said */
+int cli_tree_validate(const struct cli_command *cmd, struct cli_tree_opts *t);
 
 /* the same words for the same mistake, in every command */
 #define CLI_MSG_RELATIVE "'%s' is not an absolute path inside the image (paths start with '/')"

@@ -26,6 +26,8 @@ int cmd_digest(const struct cli_command *cmd, int argc, char *argv[])
 	struct cli_getopt g;
 	int compact = 0, for_builtin_sig = 0, opt, r;
 
+	/* a host file's digest, as `fsverity digest`: its block sizes, not only the kernel's */
+	t.params.flags = E2VERITY_PARAMS_HOST_DIGEST;
 	cli_getopt_init(&g, cmd, argc, argv, "", longopts);
 	while ((opt = cli_getopt(&g)) != -1) {
 		r = cli_parse_tree_option(opt, optarg, &t);
@@ -47,8 +49,9 @@ int cmd_digest(const struct cli_command *cmd, int argc, char *argv[])
 	if (optind >= argc)
 		return cli_usage_error(cmd, "no FILE given");
 	t.params.threads.count = cli_default_threads();
-	if (e2verity_params_validate(&t.params))
-		return cli_usage_error(cmd, "invalid tree parameters");
+	r = cli_tree_validate(cmd, &t);
+	if (r)
+		return r;
 	/* a tree or descriptor written over a FILE, or over each other, would lose it */
 	for (int i = optind; i < argc; i++)
 		cli_names_add(&names, argv[i], "the file hashed", 0);

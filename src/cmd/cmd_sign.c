@@ -80,6 +80,8 @@ int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 	struct cli_getopt g;
 	errcode_t err;
 
+	/* FILE is hashed as `fsverity sign` does: any block size `fsverity digest` takes */
+	t.params.flags = E2VERITY_PARAMS_HOST_DIGEST;
 	cli_getopt_init(&g, cmd, argc, argv, "j:", longopts);
 	while ((opt = cli_getopt(&g)) != -1) {
 		r = cli_parse_tree_option(opt, optarg, &t);
@@ -113,8 +115,9 @@ int cmd_sign(const struct cli_command *cmd, int argc, char *argv[])
 	file = argv[optind];
 	sigfile = argv[optind + 1];
 	t.params.threads.count = threads;
-	if (e2verity_params_validate(&t.params))
-		return cli_usage_error(cmd, "invalid tree parameters");
+	r = cli_tree_validate(cmd, &t);
+	if (r)
+		return r;
 	/* the signature written over FILE or the key would lose it */
 	cli_names_add(&names, file, "the file signed", 0);
 	cli_names_add(&names, so.keyfile, "the key (--key)", 0);

@@ -137,6 +137,13 @@ done <<'EOF'
 1|(--block-size=1024 works with Linux 6.3 and later)$|seal img1k /good
 # 8192-byte ones on a 4 KiB-block filesystem: 4096 works with every kernel
 1|(--block-size=4096 works with every kernel)$|seal --block-size=8192 img /good
+# a Merkle block size no kernel reads: refused by seal, taken by digest and sign as by fsverity
+# digest, down to two hashes a block
+2|^e2verity: invalid block size '512': must be a power of 2 from 1024 to 65536$|seal --block-size=512 img /good
+2|^e2verity: invalid block size '131072': must be a power of 2 from 1024 to 65536$|seal --block-size=131072 img /good
+2|^e2verity: invalid block size '32': too small for sha256, at least 64$|digest --block-size=32 src/good
+2|^e2verity: invalid block size '64': too small for sha512, at least 128$|sign --hash-alg=sha512 --block-size=64 --key=k src/good sig
+2|^e2verity: invalid block size '3000': must be a power of 2 up to 1073741824$|digest --block-size=3000 src/good
 EOF
 
 # a mounted image, where a loop mount is possible

@@ -82,6 +82,10 @@ sha512" seal --hash-alg = ""
 is "hash-alg prefix after =" "sha512" seal --hash-alg = sha5
 is "hash-alg unsplit" "--hash-alg=sha512" digest --hash-alg=sha5
 is "block size" "4096" seal --block-size = 4
+is "block size: seal, the kernel's" "" seal --block-size = 5
+is "block size: digest, fsverity digest's" "64
+65536" digest --block-size = 6
+is "block size: sign, fsverity digest's" "128" sign --block-size = 12
 is "pass phrase source" "env:" sign --key-pass = en
 is "threads: no guess" "" check -j ""
 is "dump types" "descriptor

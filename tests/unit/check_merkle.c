@@ -198,6 +198,58 @@ START_TEST(test_too_many_levels)
 }
 END_TEST
 
+/*
+ * E2VERITY_PARAMS_HOST_DIGEST: `fsverity digest`'s block sizes, from two
+ * hashes a block to 2^30, in trees of up to 64 levels; without it the
+ * kernel's alone, as before.
+ */
+START_TEST(test_host_digest_range)
+{
+	const unsigned int host = E2VERITY_PARAMS_HOST_DIGEST;
+	struct e2verity_params p;
+	struct e2verity_geometry g;
+	struct e2verity_result res;
+	uint64_t size = 5000;
+
+	p = (struct e2verity_params){ .block_size = 64, .flags = host };
+	ck_assert_int_eq(e2verity_params_validate(&p), 0);
+	p = (struct e2verity_params){ .block_size = 32, .flags = host };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_BAD_BLOCK_SIZE);
+	p = (struct e2verity_params){ .hash_alg = E2VERITY_HASH_SHA512,
+				      .block_size = 64,
+				      .flags = host };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_BAD_BLOCK_SIZE);
+	p.block_size = 128;
+	ck_assert_int_eq(e2verity_params_validate(&p), 0);
+	p = (struct e2verity_params){ .block_size = 1u << 30, .flags = host };
+	ck_assert_int_eq(e2verity_params_validate(&p), 0);
+	p = (struct e2verity_params){ .block_size = 1u << 31, .flags = host };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_BAD_BLOCK_SIZE);
+	p = (struct e2verity_params){ .block_size = 96, .flags = host };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_BAD_BLOCK_SIZE);
+	/* the kernel's range without the flag; an unknown flag is a reserved bit */
+	p = (struct e2verity_params){ .block_size = 512 };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_BAD_BLOCK_SIZE);
+	p = (struct e2verity_params){ .flags = 2 };
+	ck_assert_int_eq(e2verity_params_validate(&p), E2VERITY_ET_RESERVED_NOT_ZERO);
+
+	/* 5000 bytes of 64-byte blocks: 79 leaves, 7 levels, fit the public geometry */
+	p = (struct e2verity_params){ .block_size = 64, .flags = host };
+	ck_assert_int_eq(e2verity_params_validate(&p), 0);
+	ck_assert_int_eq(e2verity_geometry(&p, size, &g), 0);
+	ck_assert_uint_eq(g.data_blocks, 79);
+	ck_assert_uint_eq(g.num_levels, 7);
+	/* 2^20 bytes: 2^14 leaves, 14 levels, more than it holds */
+	ck_assert_int_eq(e2verity_geometry(&p, 1u << 20, &g), E2VERITY_ET_TOO_MANY_LEVELS);
+	size = 1u << 20;
+	ck_assert_int_eq(e2verity_compute(&p, size, read_pattern, &size, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(res.geo.num_levels, 0);
+	ck_assert_uint_eq(res.geo.data_blocks, 1u << 14);
+	ck_assert_uint_eq(res.geo.tree_blocks, (1u << 14) - 1);
+	ck_assert_uint_eq(res.desc.log_blocksize, 6);
+}
+END_TEST
+
 START_TEST(test_bad_params)
 {
 	struct e2verity_params p = { .hash_alg = 3 };
@@ -517,6 +569,7 @@ static Suite *merkle_suite(void)
 	tcase_add_test(tc, test_geometry_three_levels);
 	tcase_add_test(tc, test_too_many_levels);
 	tcase_add_test(tc, test_bad_params);
+	tcase_add_test(tc, test_host_digest_range);
 	tcase_add_test(tc, test_opts_reserved);
 	tcase_add_test(tc, test_image_source);
 	tcase_add_loop_test(tc, test_callback_errors, 1, 3);
