@@ -173,8 +173,9 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
  * @stats: totals, added to
  *
  * As e2verity_check_inode(), and first the lookup of @path as the kernel
- * makes it: with metadata_csum, each directory block it reads on the way
- * must pass its checksum (DIR_BLOCK_CHECKSUM, a finding of @ino).
+ * makes it: each directory on the way must load as the kernel loads an
+ * inode (DIR_INODE_REFUSED), and with metadata_csum each directory block it
+ * reads must pass its checksum (DIR_BLOCK_CHECKSUM); findings of @ino.
  *
  * Return: as e2verity_check_inode().
  */

@@ -87,6 +87,11 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "has the verity flag but is a directory or a symbolic link (mode %h): the kernel lists "
 	  "or follows it all the same, and nothing measures it",
 	  V },
+	{ E2VERITY_PR_DIR_INODE_REFUSED, "DIR_INODE_REFUSED", E,
+	  "directory inode %v on the path to it breaks a rule of the kernel's inode load "
+	  "(its checksum, extra size, extended attributes, attribute block, link count or flags): "
+	  "the kernel's lookup of the path fails",
+	  V },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
 	  "descriptor size word at offset %o reads %v, should be %x", V | X | O },

@@ -567,13 +567,13 @@ static errcode_t e2v_lookup_one(struct e2v_dir_read *r, const char *name, size_t
 errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_fault *out,
 			   size_t *n)
 {
+	struct e2v_iget_fault ifaults[E2V_IGET_MAX_FAULTS];
 	struct e2v_dir_read r = { .fs = fs, .ino = EXT2_ROOT_INO };
+	size_t ni;
 	const char *p = path;
 	errcode_t err = 0;
 
 	*n = 0;
-	if (!ext2fs_has_feature_metadata_csum(fs->super))
-		return 0;
 	r.buf = malloc(fs->blocksize);
 	if (!r.buf)
 		return E2VERITY_ET_NO_MEMORY;
@@ -590,11 +590,24 @@ errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_f
 		if (ext2fs_read_inode(fs, r.ino, &r.inode) || !LINUX_S_ISDIR(r.inode.i_mode) ||
 		    (r.inode.i_flags & EXT4_INLINE_DATA_FL))
 			break;
+		/* ext4_lookup() loaded the directory by __ext4_iget() first: its rules hold for it */
+		err = e2v_iget_judge(fs, NULL, r.ino, ifaults, &ni);
+		if (err)
+			break;
+		if (ni) {
+			out[(*n)++] = (struct e2v_lookup_fault){ E2VERITY_PR_DIR_INODE_REFUSED,
+								 r.ino, 0 };
+			break;
+		}
 		if (len == 1 && p[0] == '.') {
 			next = r.ino;
 		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
 			/* the VFS follows ".." from the dentry it has, not through a block */
 			break;
+		} else if (!ext2fs_has_feature_metadata_csum(fs->super)) {
+			/* no block checksums to verify: libext2fs finds the entry */
+			if (ext2fs_lookup(fs, r.ino, p, (int)len, NULL, &next))
+				break;
 		} else {
 			err = e2v_lookup_one(&r, p, len, &next, out, n);
 			if (err || !next)

@@ -33,16 +33,18 @@ errcode_t e2v_iget_judge(ext2_filsys fs, const struct e2v_system_zone *zone, ext
 /* the most directory blocks e2v_lookup_judge() reports for one path */
 #define E2V_LOOKUP_MAX_FAULTS 8
 
-/* A directory block on a path that the kernel's lookup refuses */
+/* A directory (its inode, or a block of it) on a path that the kernel's lookup refuses */
 struct e2v_lookup_fault {
-	unsigned int problem; /* E2VERITY_PR_DIR_BLOCK_CHECKSUM */
+	unsigned int problem; /* E2VERITY_PR_DIR_BLOCK_CHECKSUM or _DIR_INODE_REFUSED */
 	ext2_ino_t dir;
-	blk64_t lblk; /* its logical block */
+	blk64_t lblk; /* its logical block (DIR_BLOCK_CHECKSUM) */
 };
 
 /*
- * Judges the lookup of @path from the root as ext4_lookup() makes it with
- * metadata_csum: in each directory on the way, the blocks __ext4_find_entry()
+ * Judges the lookup of @path from the root as ext4_lookup() makes it: each
+ * directory on the way is loaded as __ext4_iget() loads it
+ * (e2v_iget_judge(): DIR_INODE_REFUSED), and with metadata_csum the blocks
+ * __ext4_find_entry()
  * reads to find the next name (a linear directory: from block 0 up to the one
  * that holds the name; an htree: the root and index nodes dx_probe() follows
  * by the name's hash, then the leaf) have their checksums verified as
