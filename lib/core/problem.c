@@ -92,6 +92,10 @@ static const struct e2verity_problem e2v_problems[] = {
 	  "(its checksum, extra size, extended attributes, attribute block, link count or flags): "
 	  "the kernel's lookup of the path fails",
 	  V },
+	{ E2VERITY_PR_PATH_LOOKUP_FAILED, "PATH_LOOKUP_FAILED", E,
+	  "directory inode %v on its path is damaged (%e): the lookup of the path fails, the "
+	  "kernel's too",
+	  V | R },
 
 	{ E2VERITY_PR_SIZE_WORD_BAD, "SIZE_WORD_BAD", E,
 	  "descriptor size word at offset %o reads %v, should be %x", V | X | O },

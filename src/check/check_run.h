@@ -45,8 +45,9 @@ struct cli_checked {
 	char *path;
 	const struct cli_listed *listed; /* its entry in the manifest, or NULL */
 	int said_not_sealed;		 /* NOT_SEALED is among its findings */
-	unsigned int errors, warnings;	 /* of all its findings before any repair */
-	unsigned int errors_after;	 /* after a repair: what the check found then */
+	int unreachable;	       /* its path's lookup fails on damage (PATH_LOOKUP_FAILED) */
+	unsigned int errors, warnings; /* of all its findings before any repair */
+	unsigned int errors_after;     /* after a repair: what the check found then */
 	enum cli_repair_state repair;
 	int resealed; /* the repair was a reseal (-y), not a tree rewrite (-p) */
 	errcode_t repair_err;

@@ -10,6 +10,7 @@
 
 #include "check/cmd_check.h"
 #include "check/check_files.h"
+#include "check/check_lookup.h"
 #include "check/check_manifest.h"
 #include "check/check_repair.h"
 #include "check/check_run.h"
@@ -324,13 +325,14 @@ static void cli_file_notes(const struct cli_check_run *c, const struct cli_check
 		strcat(out, ")");
 }
 
-/* "/path (inode 12)", or "/path (not in the image)" */
+/* "/path (inode 12)", "/path (not in the image)", or "/path (cannot be looked up)" */
 static void cli_file_label(const struct cli_checked *r, const char *path, char *out, size_t size)
 {
 	if (r->file.ino)
 		snprintf(out, size, "%s (inode %u)", path, r->file.ino);
 	else
-		snprintf(out, size, "%s (not in the image)", path);
+		snprintf(out, size, "%s (%s)", path,
+			 r->unreachable ? "cannot be looked up" : "not in the image");
 }
 
 static void cli_print_finding(const struct cli_checked *r, const struct cli_check_finding *cf)
@@ -403,7 +405,10 @@ static void cli_print_text(struct cli_check_run *c, const struct e2verity_check_
 			strcpy(digest, "-");
 		cli_file_notes(c, r, notes, sizeof(notes));
 		printf("%s %s %s%s%s\n", cli_status_word(r), digest, path,
-		       r->file.ino ? "" : " (not in the image)", notes);
+		       r->file.ino	? ""
+		       : r->unreachable ? " (cannot be looked up)"
+					: " (not in the image)",
+		       notes);
 	}
 	if (c->quiet)
 		return;
@@ -760,7 +765,12 @@ static errcode_t cli_run_check(struct cli_check_run *c, ext2_filsys fs, char **p
 	/* every path first: a typo is reported before minutes of hashing */
 	for (int i = 0; i < npaths && !err; i++) {
 		unsigned int before = sel.errors;
+		int damaged = cli_check_lookup_damage(c, fs, paths[i]);
 
+		if (damaged < 0)
+			err = ENOMEM;
+		if (damaged)
+			continue;
 		err = cli_select_path(&sel, paths[i]);
 		if (sel.errors > before)
 			(*missing)++;
