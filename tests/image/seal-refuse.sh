@@ -131,7 +131,7 @@ else
 fi
 
 # usage errors: status 2, the reason and the usage
-EXPECT_LINES=$((1 + $("$E2VERITY" seal --help | sed -n '/^Usage:/,$p' | wc -l)))
+EXPECT_LINES=$((1 + $("$E2VERITY" seal --help | sed -n "/^Usage:/,/^\$/p" | grep -c .)))
 refuse "no image" 2 "no IMAGE given" ok.img
 refuse "no path" 2 "no PATH given" ok.img ok.img
 refuse "relative path" 2 "'good' is not an absolute path inside the image (paths start with '/')" \
