@@ -225,9 +225,11 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 	if (img->disk->sparse && undo && writing) {
 		/* e2undo writes blocks at their place in a raw image: none applies to this file */
 		snprintf(img->why, sizeof(img->why),
-			 " (-z: e2undo cannot undo an Android sparse image; it is replaced only "
-			 "once the run succeeded, so an interrupted run leaves it as it was; "
-			 "keep a copy to undo one that finished)");
+			 "%cis an Android sparse image, which -z cannot protect: e2undo "
+			 "cannot undo it. It is replaced only once the run succeeded, so an "
+			 "interrupted run leaves it as it was; keep a copy to undo one that "
+			 "finished",
+			 CLI_WHY_WHOLE);
 		return EINVAL;
 	}
 	/* locked first: the copy of a sparse image is of what this process owns */
