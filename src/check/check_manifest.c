@@ -173,16 +173,19 @@ int cli_check_manifest_again(struct cli_check_run *c, struct cli_checked *r)
 
 /* A regular file that a policy wants sealed and is not: said once, whichever policies want it */
 static errcode_t cli_not_sealed(struct cli_check_run *c, const struct cli_target *t,
-				const struct ext2_inode *inode)
+				const struct ext2_inode *inode, int in_store)
 {
 	struct cli_checked *r = cli_record(c, t->ino, t->path);
 
 	if (!r)
 		return ENOMEM;
+	/* a file of the store is one of its findings, whichever policy said it first */
+	if (in_store && !r->in_store_counted) {
+		r->in_store_counted = 1;
+		c->name_findings++;
+	}
 	if (r->said_not_sealed)
 		return 0;
-	if (c->digest_names && !strncmp(t->path, c->digest_names, strlen(c->digest_names)))
-		c->name_findings++;
 	r->said_not_sealed = 1;
 	c->not_sealed++;
 	/* the manifest said it first (MANIFEST_NOT_SEALED), and more */
@@ -207,7 +210,7 @@ static errcode_t cli_require_one(struct cli_check_run *c, ext2_filsys fs,
 		return err;
 	if (!LINUX_S_ISREG(inode.i_mode) || (inode.i_flags & EXT4_VERITY_FL))
 		return 0;
-	return cli_not_sealed(c, t, &inode);
+	return cli_not_sealed(c, t, &inode, 0);
 }
 
 errcode_t cli_check_required(struct cli_check_run *c, ext2_filsys fs)
@@ -281,7 +284,7 @@ static errcode_t cli_digest_name_one(struct cli_check_run *c, ext2_filsys fs,
 		return 0;
 	c->named_files++;
 	if (!(inode.i_flags & EXT4_VERITY_FL))
-		return cli_not_sealed(c, t, &inode);
+		return cli_not_sealed(c, t, &inode, 1);
 	/* a file whose descriptor could not be read has its findings: it has no digest */
 	r = cli_check_file_of(c, t->ino);
 	if (!r || !r->checked || !r->file.have_descriptor)

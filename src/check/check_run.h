@@ -45,6 +45,7 @@ struct cli_checked {
 	char *path;
 	const struct cli_listed *listed; /* its entry in the manifest, or NULL */
 	int said_not_sealed;		 /* NOT_SEALED is among its findings */
+	int in_store_counted;		 /* counted once among the --digest-names findings */
 	int unreachable;	       /* its path's lookup fails on damage (PATH_LOOKUP_FAILED) */
 	unsigned int errors, warnings; /* of all its findings before any repair */
 	unsigned int errors_after;     /* after a repair: what the check found then */
