@@ -47,10 +47,9 @@ fsck_clean base.img || exit 1
 debugfs -R 'ex /ten' base.img 2>/dev/null | grep -q '^ *0/ *1 ' || fail "/ten has no extent leaf block"
 for f in $FILES; do
 	echo "$(fsverity digest "src$f" | cut -d' ' -f1) $f"
-	printf 'dump "%s" "out%s"\n' "$f" "$(echo "$f" | tr / _)"
-done >lines
-grep -v '^dump' lines >want.all
-grep '^dump' lines >dump.cmds
+done >want.all
+# shellcheck disable=SC2086 # FILES is a list of paths without blanks
+dumps_setup out $FILES
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
 	-subj /CN=e2verity-crash >/dev/null 2>&1 || fail "openssl req"
 
@@ -78,14 +77,10 @@ judge()
 		fail "$j_name: e2fsck -fn after -p: $(grep -v '^Pass\|^e2fsck' fsck.out | head -5)"
 		return
 	fi
-	rm -f out_*
-	debugfs -f dump.cmds "$j_img" >/dev/null 2>&1
-	for f in $FILES; do
-		if ! cmp -s "src$f" "out$(echo "$f" | tr / _)"; then
-			fail "$j_name: the bytes of $f changed (size $(wc -c <"out$(echo "$f" | tr / _)"))"
-			return
-		fi
-	done
+	if ! dumps_same out "$j_img"; then
+		fail "$j_name: the bytes of $DUMPS_DIFF changed"
+		return
+	fi
 	judge_e2verity measure --all "$j_img" 2>/dev/null | sort >measure.out
 	j_sealed=$(wc -l <measure.out)
 	if [ "$j_sealed" -gt 0 ]; then

@@ -146,6 +146,88 @@ snapshot()
 		     /^ *[0-9]+\/ *[0-9]+ /{ print f, $0 }'
 }
 
+# an awk function: whether an inode's flags, as debugfs prints them (0x...), have the verity flag
+# (mawk has no strtonum)
+AWK_SEALED='
+	function sealed_flags(s,   v, i) {
+		v = 0
+		s = tolower(s)
+		sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return int(v / 1048576) % 2
+	}'
+
+# snap_sealed_or_same REF CUT PATH...: each PATH of the snapshot CUT is sealed (the verity flag),
+# or has exactly its lines of REF; prints how many are sealed, or fails saying which is neither
+snap_sealed_or_same()
+{
+	ss_ref=$1 ss_cut=$2
+	shift 2
+	awk -v files="$*" "$AWK_SEALED"'
+		FILENAME == ARGV[1] { ref[$1] = ref[$1] "\n" $0; next }
+		{ cut[$1] = cut[$1] "\n" $0 }
+		$2 == "flags" { flags[$1] = $3 }
+		END {
+			n = split(files, f, " ")
+			for (i = 1; i <= n; i++) {
+				p = f[i]
+				if (sealed_flags(flags[p]))
+					sealed++
+				else if (cut[p] != ref[p]) {
+					line = cut[p]
+					gsub(/\n/, " | ", line)
+					print p " neither sealed nor as it was:" line
+					exit 1
+				}
+			}
+			print sealed + 0
+		}' "$ss_ref" "$ss_cut"
+}
+
+# dumps_setup PREFIX PATH...: the debugfs commands (PREFIX.cmds) that dump each PATH to
+# PREFIX<PATH with / as _>, and what dumps_same compares those to: the sources' (src/PATH) sizes
+# and their bytes one after another. The crash judges run after each of hundreds of cuts, where
+# a process costs milliseconds: a few processes for all the files, not three for each.
+dumps_setup()
+{
+	ds_p=$1
+	shift
+	: >"$ds_p.pairs"
+	for ds_f in "$@"; do
+		ds_o=$ds_p$(echo "$ds_f" | tr / _)
+		printf 'dump "%s" "%s"\n' "$ds_f" "$ds_o"
+		echo "src$ds_f $ds_o" >>"$ds_p.pairs"
+	done >"$ds_p.cmds"
+	# shellcheck disable=SC2046 # paths without blanks
+	cat $(cut -d' ' -f1 "$ds_p.pairs") >"$ds_p.cat"
+	# shellcheck disable=SC2046
+	stat -c %s $(cut -d' ' -f1 "$ds_p.pairs") >"$ds_p.sizes"
+}
+
+# dumps_same PREFIX IMG: dump IMG's files as dumps_setup PREFIX said; true when each holds its
+# source's bytes, else DUMPS_DIFF is the path of the first that does not
+# shellcheck disable=SC2034 # DUMPS_DIFF: read by the caller
+dumps_same()
+{
+	ds_outs=
+	while read -r ds_s ds_o; do
+		rm -f "$ds_o"
+		ds_outs="$ds_outs $ds_o"
+	done <"$1.pairs"
+	debugfs -f "$1.cmds" "$2" >/dev/null 2>&1
+	# shellcheck disable=SC2086 # paths without blanks
+	if stat -c %s $ds_outs 2>/dev/null | cmp -s - "$1.sizes" &&
+		cat $ds_outs | cmp -s - "$1.cat"; then
+		return 0
+	fi
+	while read -r ds_s ds_o; do
+		cmp -s "$ds_s" "$ds_o" || { DUMPS_DIFF=${ds_s#src}; return 1; }
+	done <"$1.pairs"
+	DUMPS_DIFF="(none, yet the bytes differ)"
+	return 1
+}
+
 # cut_writes NAME IMG_BEFORE COMMAND...: COMMAND (an e2verity command line, run by
 # tests/helpers/e2verity-fault on a copy of IMG_BEFORE with the paths of $FILES after it) cut at
 # each of its writes, in each mode of CUT_MODES (default "kill fail"; see fault_io.c), every
@@ -242,19 +324,27 @@ ima_judge()
 	ij_name=$1 ij_img=$2 ij_snap=$3 ij_mode=$4
 	shift 4
 	ima_files "$ij_img" "$@" >"$T_TMP/ima.has"
-	for ij_f in "$@"; do
-		ij_flags=$(awk -v f="$ij_f" '$1 == f && $2 == "flags" { print $3 }' "$ij_snap")
-		ij_has=$(grep -cx "$ij_f" "$T_TMP/ima.has")
-		if [ "$ij_mode" = only ]; then
-			:
-		elif [ $((ij_flags & 0x100000)) -ne 0 ] && [ "$ij_has" -ne 1 ]; then
-			fail "$ij_name: $ij_f is sealed without its security.ima"
-			return 1
-		elif [ $((ij_flags & 0x100000)) -eq 0 ] && [ "$ij_has" -ne 0 ]; then
-			fail "$ij_name: $ij_f has a security.ima but is not sealed"
-			return 1
-		fi
-	done
+	# per file, in one awk: sealed with exactly one security.ima, or unsealed without any
+	if [ "$ij_mode" != only ] && ! ij_why=$(awk -v files="$*" "$AWK_SEALED"'
+		FILENAME == ARGV[1] { has[$0]++; next }
+		$2 == "flags" { flags[$1] = $3 }
+		END {
+			n = split(files, f, " ")
+			for (i = 1; i <= n; i++) {
+				p = f[i]
+				if (sealed_flags(flags[p]) && has[p] != 1) {
+					print p " is sealed without its security.ima"
+					exit 1
+				}
+				if (!sealed_flags(flags[p]) && has[p]) {
+					print p " has a security.ima but is not sealed"
+					exit 1
+				}
+			}
+		}' "$T_TMP/ima.has" "$ij_snap"); then
+		fail "$ij_name: $ij_why"
+		return 1
+	fi
 	if [ -n "${IMA_XATTR_FILE:-}" ]; then
 		rm -f "$T_TMP/got.val"
 		debugfs -R "ea_get -f $T_TMP/got.val $IMA_XATTR_FILE user.big" "$ij_img" >/dev/null 2>&1

@@ -42,9 +42,8 @@ repair_setup()
 		"$E2VERITY" dump "$1" "$f" descriptor >"rc.desc.${f#/}"
 		cmp -s "rc.damaged.${f#/}" "rc.tree.${f#/}" && fail "$f: the flips changed nothing"
 	done
-	for f in $FILES; do
-		printf 'dump "%s" "rc.out%s"\n' "$f" "$(echo "$f" | tr / _)"
-	done >rc.dump.cmds
+	# shellcheck disable=SC2086 # FILES is a list of paths without blanks
+	dumps_setup rc.out $FILES
 	grep ' /dir/small$' want.all | cut -d' ' -f1 >rc.small
 }
 
@@ -64,12 +63,7 @@ repair_judge()
 		fail "$rj_name: e2fsck -fn: $(grep -v '^Pass\|^e2fsck' fsck.out | head -5)"
 		return
 	fi
-	rm -f rc.out_*
-	debugfs -f rc.dump.cmds "$rj_img" >/dev/null 2>&1
-	for f in $FILES; do
-		cmp -s "src$f" "rc.out$(echo "$f" | tr / _)" ||
-			{ fail "$rj_name: the data of $f changed"; return; }
-	done
+	dumps_same rc.out "$rj_img" || { fail "$rj_name: the data of $DUMPS_DIFF changed"; return; }
 	rj_fixed=0
 	for f in $RC_TREES; do
 		judge_e2verity dump "$rj_img" "$f" merkle_tree >rc.now 2>/dev/null
