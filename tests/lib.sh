@@ -40,6 +40,15 @@ plain_build()
 	fi
 }
 
+# sanitized BIN: true when the program BIN is built with ASan and UBSan, whichever compiler made
+# it: GCC's runtimes are shared libraries BIN needs, clang's are linked into BIN; both leave the
+# runtimes' entry points in its dynamic symbols
+sanitized()
+{
+	nm -D "$1" 2>/dev/null | grep -q ' __asan_init$' &&
+		nm -D "$1" 2>/dev/null | grep -q ' __ubsan_handle_'
+}
+
 # judge_e2verity ARGS...: e2verity as the judges of the crash tests run it, to read what a cut run
 # left (measure, dump, check on the recovered image). Where the suite runs on a sanitizer build
 # and names the plain one (E2V_PLAIN_BUILDDIR), the plain one: the sanitizers watch the run that

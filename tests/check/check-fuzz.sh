@@ -45,7 +45,7 @@ build_asan()
 # test always runs under ASan and UBSan.
 bin=$top_builddir/.libs/e2verity
 [ -x "$bin" ] || bin=$E2VERITY
-if ldd "$bin" 2>/dev/null | grep -q libasan && ldd "$bin" | grep -q libubsan; then
+if sanitized "$bin"; then
 	ASAN=$E2VERITY
 else
 	build_asan

@@ -16,7 +16,7 @@ cd "$T_TMP" || exit 1
 bin=$top_builddir/.libs/e2verity
 [ -x "$bin" ] || bin=$top_builddir/e2verity
 export LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if ldd "$bin" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+if sanitized "$bin"; then
 	skip "a sanitizer build: valgrind cannot run it"
 fi
 
