@@ -14,9 +14,9 @@ rest=${rest%-openssl.ossl}
 E2VERITY_HASH=openssl
 export E2VERITY_HASH
 if [ -f "$top_srcdir/tests/$rest.sh" ]; then
-	exec ${SHELL:-/bin/sh} "$top_srcdir/tests/$rest.sh"
+	exec /bin/sh "$top_srcdir/tests/$rest.sh"
 elif [ -d "$top_srcdir/tests/$rest" ] && [ -f "$top_srcdir/tests/$rest/recipe" ]; then
-	exec ${SHELL:-/bin/sh} "$top_srcdir/tests/check/case.sh" "$(basename "$rest")"
+	exec /bin/sh "$top_srcdir/tests/check/case.sh" "$(basename "$rest")"
 elif [ -x "$top_builddir/tests/$rest" ]; then
 	exec "$top_builddir/tests/$rest"
 fi

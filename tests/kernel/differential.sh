@@ -183,6 +183,15 @@ GUEST
 			case $errors in *NOT_SEALED*) verdict=agree ;; *) verdict=STRICTER ;; esac
 			;;
 		unsealed/0) verdict=MISS ;;
+		# a name the mutation took away (a renamed entry): the kernel finds no file to open,
+		# and check none to look at
+		"refused:OPENERR ENOENT"/8)
+			if grep -q "No such file or directory while looking up '/$name'" chk.out; then
+				verdict=agree
+			else
+				verdict=BROKEN
+			fi
+			;;
 		ok/0) verdict=agree ;;
 		ok/4)
 			verdict=STRICTER
