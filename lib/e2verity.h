@@ -165,6 +165,28 @@ errcode_t e2verity_check_inode(ext2_filsys fs, ext2_ino_t ino,
 			       struct e2verity_check_stats *stats);
 
 /**
+ * e2verity_lookup_path() - find a file by its path as the Linux kernel does
+ * @fs: open filesystem
+ * @path: absolute path; the last component is not followed if a symlink
+ * @ino: set to the inode found
+ * @dir: if not NULL, set where damage stops the walk: the directory whose
+ *       inode or block the kernel refuses
+ *
+ * In an indexed directory the kernel reads only the blocks the name's hash
+ * leads to, verifying each; ext2fs_namei() reads every block and fails on
+ * damage the kernel never reads.  This walks the kernel's route with the
+ * rules of e2verity_check_path(); a caller tries it where ext2fs_namei()
+ * fails on damage, and names the file the kernel would open.
+ *
+ * Return: 0; EXT2_ET_FILE_NOT_FOUND where the walk finds no file (a name
+ * not there, a symlink or ".." on the way); where damage on the route stops
+ * it as it stops the kernel, EXT2_ET_INODE_CORRUPTED (a directory's inode,
+ * DIR_INODE_REFUSED) or EXT2_ET_DIR_CSUM_INVALID (a directory block); or
+ * an operational error.
+ */
+errcode_t e2verity_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino, ext2_ino_t *dir);
+
+/**
  * e2verity_check_path() - e2verity_check_inode() of a file named by its path
  * @fs: open filesystem
  * @path: the path from the root by which @ino was found

@@ -564,8 +564,13 @@ static errcode_t e2v_lookup_one(struct e2v_dir_read *r, const char *name, size_t
 	return 0;
 }
 
-errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_fault *out,
-			   size_t *n)
+/*
+ * The kernel's walk of @path, component by component: its faults into @out
+ * (*@n of them); where it finds every component with none, *@found (if not
+ * NULL) is the inode it ends at, else 0.
+ */
+static errcode_t e2v_lookup_walk(ext2_filsys fs, const char *path, struct e2v_lookup_fault *out,
+				 size_t *n, ext2_ino_t *found)
 {
 	struct e2v_iget_fault ifaults[E2V_IGET_MAX_FAULTS];
 	struct e2v_dir_read r = { .fs = fs, .ino = EXT2_ROOT_INO };
@@ -574,6 +579,8 @@ errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_f
 	errcode_t err = 0;
 
 	*n = 0;
+	if (found)
+		*found = 0;
 	r.buf = malloc(fs->blocksize);
 	if (!r.buf)
 		return E2VERITY_ET_NO_MEMORY;
@@ -584,8 +591,11 @@ errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_f
 		while (*p == '/')
 			p++;
 		len = strcspn(p, "/");
-		if (!len)
+		if (!len) {
+			if (found && !*n)
+				*found = r.ino;
 			break;
+		}
 		/* an inode that cannot be read, or no directory: the lookup fails for other reasons */
 		if (ext2fs_read_inode(fs, r.ino, &r.inode) || !LINUX_S_ISDIR(r.inode.i_mode) ||
 		    (r.inode.i_flags & EXT4_INLINE_DATA_FL))
@@ -618,4 +628,32 @@ errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_f
 	}
 	free(r.buf);
 	return err;
+}
+
+errcode_t e2v_lookup_judge(ext2_filsys fs, const char *path, struct e2v_lookup_fault *out,
+			   size_t *n)
+{
+	return e2v_lookup_walk(fs, path, out, n, NULL);
+}
+
+errcode_t e2verity_lookup_path(ext2_filsys fs, const char *path, ext2_ino_t *ino, ext2_ino_t *dir)
+{
+	struct e2v_lookup_fault faults[E2V_LOOKUP_MAX_FAULTS];
+	errcode_t err;
+	size_t n;
+
+	if (!fs || !path || path[0] != '/' || !ino)
+		return EXT2_ET_INVALID_ARGUMENT;
+	err = e2v_lookup_walk(fs, path, faults, &n, ino);
+	if (err)
+		return err;
+	if (*ino)
+		return 0;
+	if (!n)
+		return EXT2_ET_FILE_NOT_FOUND;
+	/* the walk ends at its first fault, as the kernel's */
+	if (dir)
+		*dir = faults[0].dir;
+	return faults[0].problem == E2VERITY_PR_DIR_INODE_REFUSED ? EXT2_ET_INODE_CORRUPTED
+								  : EXT2_ET_DIR_CSUM_INVALID;
 }

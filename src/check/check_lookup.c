@@ -55,12 +55,20 @@ static int cli_lookup_breaks(ext2_filsys fs, const char *path, ext2_ino_t *dir, 
 			return 0;
 		/*
 		 * libext2fs reads an indexed directory block after block, where
-		 * the kernel reads the leaf the name's hash leads to: a damaged
-		 * block off that route fails only libext2fs.  Not judged here.
+		 * the kernel reads the blocks the name's hash leads to: damage
+		 * off that route fails only libext2fs (cli_lookup() then finds
+		 * the file the kernel's way), damage on it fails both
 		 */
 		if (err && ext2fs_has_feature_dir_index(fs->super) &&
-		    (inode.i_flags & EXT2_INDEX_FL))
-			return 0;
+		    (inode.i_flags & EXT2_INDEX_FL)) {
+			ext2_ino_t found;
+
+			err = e2verity_lookup_path(fs, path, &found, dir);
+			if (err != EXT2_ET_DIR_CSUM_INVALID && err != EXT2_ET_INODE_CORRUPTED)
+				return 0;
+			*why = err;
+			return 1;
+		}
 		if (err) {
 			*dir = cur;
 			*why = err;

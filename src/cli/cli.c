@@ -487,6 +487,14 @@ errcode_t cli_lookup(ext2_filsys fs, const char *image, const char *path, ext2_i
 	if (len > 1 && name[len - 1] == '/')
 		name[len - 1] = '\0';
 	err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, name, ino);
+	/*
+	 * libext2fs reads every block of an indexed directory, the kernel
+	 * only those the name's hash leads to: damage off that route fails
+	 * libext2fs alone, and the file named is the one the kernel opens
+	 */
+	if (err && err != EXT2_ET_FILE_NOT_FOUND && err != EXT2_ET_NO_DIRECTORY &&
+	    !e2verity_lookup_path(fs, name, ino, NULL))
+		err = 0;
 	free(name);
 	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
 		err = err == EXT2_ET_NO_DIRECTORY ? ENOTDIR : ENOENT;
