@@ -1087,6 +1087,7 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
  * @txn: the transaction to write in (e2verity_txn_begin()), committed here
  *       as it fills and left open for the caller's e2verity_txn_end(); or
  *       NULL: the bitmaps are read and a transaction is begun and ended here
+ *       (on @fs's image: e2verity_image_attach())
  * @inos: the inodes, in the order they are sealed (and reported)
  * @count: how many
  * @opts: seal options; @opts->params.threads.count hashing threads are
@@ -1148,7 +1149,7 @@ struct e2verity_unseal_opts {
  * e2verity_unseal_files() - remove fs-verity from many files, all or none
  * @fs: filesystem opened read-write (read-only with E2VERITY_UNSEAL_CHECK_ONLY)
  * @txn: the transaction to write in, or NULL: the bitmaps are read and one
- *       is begun and ended here
+ *       is begun and ended here (on @fs's image: e2verity_image_attach())
  * @inos: the inodes
  * @count: how many
  * @opts: options and callbacks
