@@ -340,6 +340,61 @@ errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity
 errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int type, uint64_t offset,
 				 void *buf, size_t len, size_t *got);
 
+/* ---- the library's state of one image ------------------------------------------ */
+
+/*
+ * What the library keeps about one open filesystem between calls: the file
+ * it is read from (e2verity_set_image_source()), its log callback, its open
+ * transaction.  Nothing per image is kept in a process global: two images,
+ * each with its own handle, may be worked on at once (each by one thread at
+ * a time, as an ext2_filsys is).
+ */
+struct e2verity_image;
+
+/**
+ * e2verity_image_attach() - give an open filesystem the library's state
+ * @fs: open filesystem, its @fs->priv_data NULL
+ * @ret: the image, attached to @fs
+ *
+ * The library owns @fs->priv_data from e2verity_image_attach() until
+ * e2verity_image_detach(): the functions that take an ext2_filsys find the
+ * image there, and libext2fs' allocation callbacks find the transaction
+ * through it.  Do not set @fs->priv_data meanwhile, nor hand the library a
+ * filesystem whose priv_data is the application's.  Without an image the
+ * functions that only read work as before (no image source, no log); a
+ * transaction needs one (e2verity_txn_begin(), and the writing drivers
+ * that begin their own, return E2VERITY_ET_NO_IMAGE).
+ *
+ * Return: 0, E2VERITY_ET_PRIV_DATA_BUSY (@fs->priv_data is not NULL) or
+ * E2VERITY_ET_NO_MEMORY.
+ */
+errcode_t e2verity_image_attach(ext2_filsys fs, struct e2verity_image **ret);
+
+/**
+ * e2verity_image_detach() - release the library's state of a filesystem
+ * @img: image of e2verity_image_attach(), or NULL
+ *
+ * Sets @fs->priv_data back to NULL and closes the library's duplicate of
+ * the image source.  Call it before ext2fs_close(), after
+ * e2verity_txn_end().
+ *
+ * Return: 0, or E2VERITY_ET_TXN_BUSY (a transaction is open on the image:
+ * nothing was released).
+ */
+errcode_t e2verity_image_detach(struct e2verity_image *img);
+
+/**
+ * e2verity_image_set_log_callback() - where the library reports which file or step failed
+ * @img: image
+ * @fn: the callback, or NULL for none (the default)
+ * @ctx: passed to @fn
+ *
+ * What the calls on @img's filesystem know about a failure beyond its error
+ * code (e2verity_log_fn): the block and the inodes of a damaged attribute
+ * block, the file whose certificate could not be read.
+ */
+void e2verity_image_set_log_callback(struct e2verity_image *img, e2verity_log_fn fn, void *ctx);
+
 /* ---- where the image is read from --------------------------------------------- */
 
 /**
@@ -355,11 +410,12 @@ errcode_t e2verity_read_metadata(ext2_filsys fs, ext2_ino_t ino, unsigned int ty
  * the image, past libext2fs' io channel.  Without a source,
  * the library opens @fs->device_name, which names the file only for the
  * unix io manager (with e2fsprogs' "FILE?offset=BYTES" form); with another
- * io manager these fast paths are simply not taken.  Forget the source
- * (@fd -1) before ext2fs_close().
+ * io manager these fast paths are simply not taken.  The source is the
+ * image's (e2verity_image_attach()): e2verity_image_detach() forgets it.
  *
  * Return: 0, E2VERITY_ET_IMAGE_SOURCE when @fd does not hold @fs at
- * @offset (its superblock and UUID), or errno of dup().
+ * @offset (its superblock and UUID), E2VERITY_ET_NO_IMAGE (no image is
+ * attached to @fs and @fd is not -1), or errno of dup().
  */
 errcode_t e2verity_set_image_source(ext2_filsys fs, int fd, uint64_t offset);
 
@@ -394,10 +450,12 @@ errcode_t e2verity_fs_health(ext2_filsys fs);
  * Without a journal, the superblock's clean state is cleared now and set
  * again by e2verity_txn_end(), so an interrupted run shows.
  *
- * One transaction per process at a time.
+ * One transaction per image at a time; two images (each attached, see
+ * e2verity_image_attach()) may each have one at once.
  *
- * Return: 0, E2VERITY_ET_NEEDS_RECOVERY, E2VERITY_ET_JOURNAL_* for a journal
- * this cannot write, or an error from libext2fs.
+ * Return: 0, E2VERITY_ET_NO_IMAGE (no image is attached to @fs),
+ * E2VERITY_ET_TXN_BUSY, E2VERITY_ET_NEEDS_RECOVERY, E2VERITY_ET_JOURNAL_*
+ * for a journal this cannot write, or an error from libext2fs.
  */
 errcode_t e2verity_txn_begin(ext2_filsys fs, struct e2verity_txn **txn);
 
@@ -1051,6 +1109,7 @@ errcode_t e2verity_seal_preflight(ext2_filsys fs, const ext2_ino_t *inos, size_t
  * @txn: the transaction to write in (e2verity_txn_begin()), committed here
  *       as it fills and left open for the caller's e2verity_txn_end(); or
  *       NULL: the bitmaps are read and a transaction is begun and ended here
+ *       (on @fs's image: e2verity_image_attach())
  * @inos: the inodes, in the order they are sealed (and reported)
  * @count: how many
  * @opts: seal options; @opts->params.threads.count hashing threads are
@@ -1112,7 +1171,7 @@ struct e2verity_unseal_opts {
  * e2verity_unseal_files() - remove fs-verity from many files, all or none
  * @fs: filesystem opened read-write (read-only with E2VERITY_UNSEAL_CHECK_ONLY)
  * @txn: the transaction to write in, or NULL: the bitmaps are read and one
- *       is begun and ended here
+ *       is begun and ended here (on @fs's image: e2verity_image_attach())
  * @inos: the inodes
  * @count: how many
  * @opts: options and callbacks

@@ -57,18 +57,13 @@ void e2verity_init(void);
  * @object is the file (or the step) that failed, @detail the reasons of the
  * library below it (OpenSSL's error queue), or NULL.  @err is the code the
  * failing call returns.  Called on the failing thread, before that return.
+ *
+ * There is no callback for the process: the loaders of keys and
+ * certificates take one as an argument, and an image has its own
+ * (e2verity_image_set_log_callback() in e2verity.h).  The library never
+ * prints.
  */
 typedef void (*e2verity_log_fn)(void *ctx, errcode_t err, const char *object, const char *detail);
-
-/**
- * e2verity_set_log_callback() - where the library reports which file or step failed
- * @fn: the callback, or NULL for none (the default)
- * @ctx: passed to @fn
- *
- * One callback for the process, as cryptsetup's crypt_set_log_callback()
- * with no device.  The library still never prints.
- */
-void e2verity_set_log_callback(e2verity_log_fn fn, void *ctx);
 
 /* ---- hash -------------------------------------------------------------- */
 
@@ -344,6 +339,8 @@ struct e2verity_signer;
  * @keyfile: PEM private key, or an OpenSSL store URI ("file:...", "pkcs11:...")
  * @certfile: PEM certificate or bundle, or a store URI; NULL means @keyfile
  * @key_pass: pass phrase of an encrypted key, or NULL
+ * @log: told which file failed and why (e2verity_log_fn), or NULL
+ * @log_ctx: passed to @log
  * @ret: the signer
  *
  * The key may be PKCS#8 or a traditional RSA/EC key, encrypted or not; other
@@ -365,7 +362,7 @@ struct e2verity_signer;
  * E2VERITY_ET_KEY_CERT_MISMATCH.
  */
 errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
-			       struct e2verity_signer **ret);
+			       e2verity_log_fn log, void *log_ctx, struct e2verity_signer **ret);
 
 /**
  * e2verity_signer_set_embed() - whether signatures carry the certificates
@@ -436,10 +433,12 @@ struct e2verity_verifier;
  * @certfile: PEM certificate (or store URI) of the signer, or NULL to take the
  *            signer's certificate from each signature (then @cafile is needed)
  * @cafile: PEM file of CA certificates the signer must chain to, or NULL
+ * @log: told which file failed and why (e2verity_log_fn), or NULL
+ * @log_ctx: passed to @log
  * @ret: the verifier
  *
  * Reads both files now, so that a wrong name is reported before any image is
- * read; the file that failed goes to the log callback as its object.  Each
+ * read; the file that failed goes to @log as its object.  Each
  * certificate is read as the kernel reads it when keyctl adds it to the
  * .fs-verity keyring: the keyring is @cafile's certificates, or @certfile
  * alone.
@@ -450,8 +449,8 @@ struct e2verity_verifier;
  * E2VERITY_ET_CERT_UNSUPPORTED (a certificate the kernel cannot load) or
  * E2VERITY_ET_NO_MEMORY.
  */
-errcode_t e2verity_verifier_load(const char *certfile, const char *cafile,
-				 struct e2verity_verifier **ret);
+errcode_t e2verity_verifier_load(const char *certfile, const char *cafile, e2verity_log_fn log,
+				 void *log_ctx, struct e2verity_verifier **ret);
 
 /**
  * e2verity_verifier_verify() - check a built-in signature against a digest
@@ -607,6 +606,8 @@ struct e2verity_ima_signer;
  *           e2verity_signer_load()
  * @certfile: its X.509 certificate (PEM or store URI), or NULL
  * @key_pass: pass phrase of an encrypted key, or NULL
+ * @log: told which file failed and why (e2verity_log_fn), or NULL
+ * @log_ctx: passed to @log
  * @ret: the signer
  *
  * The key id is the last four bytes of the subject key identifier of the
@@ -622,6 +623,7 @@ struct e2verity_ima_signer;
  * certificate of this key), E2VERITY_ET_IMA_KEY_TYPE or E2VERITY_ET_NO_MEMORY.
  */
 errcode_t e2verity_ima_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
+				   e2verity_log_fn log, void *log_ctx,
 				   struct e2verity_ima_signer **ret);
 
 /**
@@ -684,6 +686,8 @@ struct e2verity_ima_verifier;
 /**
  * e2verity_ima_verifier_load() - load the certificates of an .ima keyring
  * @certfile: PEM file of one or more certificates, or a store URI
+ * @log: told why @certfile failed (e2verity_log_fn), or NULL
+ * @log_ctx: passed to @log
  * @ret: the verifier
  *
  * A value's key id finds its certificate as the kernel's keyring search
@@ -693,7 +697,8 @@ struct e2verity_ima_verifier;
  * Return: 0, an errno value if @certfile cannot be opened, E2VERITY_ET_CERT_LOAD
  * (it holds no certificate) or E2VERITY_ET_NO_MEMORY.
  */
-errcode_t e2verity_ima_verifier_load(const char *certfile, struct e2verity_ima_verifier **ret);
+errcode_t e2verity_ima_verifier_load(const char *certfile, e2verity_log_fn log, void *log_ctx,
+				     struct e2verity_ima_verifier **ret);
 
 /**
  * e2verity_ima_verify() - check a security.ima value against a file's digest

@@ -12,6 +12,7 @@ int main(int argc, char *argv[])
 	ext2_ino_t ino, *inos = NULL, *v;
 	struct ext2_inode inode;
 	ext2_inode_scan scan;
+	struct e2verity_image *img = NULL;
 	ext2_filsys fs = NULL;
 	size_t n = 0;
 	errcode_t err;
@@ -20,6 +21,9 @@ int main(int argc, char *argv[])
 	err = argc == 2 ? ext2fs_open(argv[1], EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0,
 				      unix_io_manager, &fs)
 			: EXT2_ET_BAD_DEVICE_NAME;
+	/* the library's state of this image (its transactions), on fs->priv_data until detached */
+	if (!err)
+		err = e2verity_image_attach(fs, &img);
 	if (!err && !(err = ext2fs_open_inode_scan(fs, 0, &scan))) {
 		while (!(err = ext2fs_get_next_inode(scan, &ino, &inode)) && ino) {
 			if (ino < EXT2_FIRST_INO(fs->super) || !inode.i_links_count ||
@@ -36,6 +40,7 @@ int main(int argc, char *argv[])
 	/* all judged first (nothing written if one is refused), then sealed in crash-safe commits */
 	if (!err)
 		err = e2verity_seal_files(fs, NULL, inos, n, &opts, NULL, NULL, &totals);
+	e2verity_image_detach(img);
 	err = err ? (ext2fs_free(fs), err) : ext2fs_close_free(&fs);
 	if (err)
 		fprintf(stderr, "%s: %s (file %zu)\n",

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check_inode.h"
+#include "ext4/image.h"
 #include "ext4/past_eof.h"
 #include "ext4/verity_inodes.h"
 
@@ -121,13 +122,15 @@ errcode_t e2verity_check_image(ext2_filsys fs, const struct e2verity_check_opts 
 	/* the certificates once for every file, and a wrong one said even when no file is signed */
 	o = *opts;
 	if (!o.verifier && (o.certfile || o.cafile)) {
-		err = e2verity_verifier_load(o.certfile, o.cafile, &own);
+		err = e2verity_verifier_load(o.certfile, o.cafile, e2v_image_log(fs)->fn,
+					     e2v_image_log(fs)->ctx, &own);
 		if (err)
 			return err;
 		o.verifier = own;
 	}
 	if (!o.ima_verifier && o.ima_certfile) {
-		err = e2verity_ima_verifier_load(o.ima_certfile, &own_ima);
+		err = e2verity_ima_verifier_load(o.ima_certfile, e2v_image_log(fs)->fn,
+						 e2v_image_log(fs)->ctx, &own_ima);
 		if (err)
 			goto out;
 		o.ima_verifier = own_ima;

@@ -9,6 +9,7 @@
 #include "check_location.h"
 #include "core/descriptor.h"
 #include "core/geometry.h"
+#include "ext4/image.h"
 #include "ext4/inode_rules.h"
 #include "ext4/layout.h"
 #include "ext4/past_eof.h"
@@ -170,7 +171,8 @@ static errcode_t e2v_check_signature(struct e2v_check *c, const struct e2v_verit
 	file->signed_file = 1;
 	/* a caller of e2verity_check_inode() may give the files alone */
 	if (!ver && (o->certfile || o->cafile)) {
-		err = e2verity_verifier_load(o->certfile, o->cafile, &own);
+		err = e2verity_verifier_load(o->certfile, o->cafile, e2v_image_log(c->fs)->fn,
+					     e2v_image_log(c->fs)->ctx, &own);
 		if (err)
 			return err;
 		ver = own;
@@ -276,7 +278,8 @@ static errcode_t e2v_check_ima(struct e2v_check *c)
 	c->stats->ima_files++;
 	/* a certificate that cannot be read fails the call, as for built-in signatures */
 	if (!v && o->ima_certfile) {
-		err = e2verity_ima_verifier_load(o->ima_certfile, &own);
+		err = e2verity_ima_verifier_load(o->ima_certfile, e2v_image_log(c->fs)->fn,
+						 e2v_image_log(c->fs)->ctx, &own);
 		if (err)
 			goto out;
 		v = own;

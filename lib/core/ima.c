@@ -150,8 +150,10 @@ static X509 *e2v_cert_of_key(STACK_OF(X509) * certs, EVP_PKEY *pkey)
 }
 
 errcode_t e2verity_ima_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
+				   e2verity_log_fn log, void *log_ctx,
 				   struct e2verity_ima_signer **ret)
 {
+	const struct e2v_log_sink sink = { log, log_ctx };
 	STACK_OF(X509) *key_certs = NULL, *certs = NULL;
 	struct e2verity_ima_signer *s;
 	const char *failed = keyfile;
@@ -206,7 +208,7 @@ errcode_t e2verity_ima_signer_load(const char *keyfile, const char *certfile, co
 	}
 out:
 	if (err)
-		e2v_log_openssl(err, failed, queue_was_empty);
+		e2v_log_openssl(&sink, err, failed, queue_was_empty);
 	ERR_pop_to_mark();
 free:
 	sk_X509_pop_free(key_certs, X509_free);
@@ -395,8 +397,10 @@ static void e2v_cert_ids(X509 *x, struct e2v_ima_key *k)
 	OPENSSL_free(der);
 }
 
-errcode_t e2verity_ima_verifier_load(const char *certfile, struct e2verity_ima_verifier **ret)
+errcode_t e2verity_ima_verifier_load(const char *certfile, e2verity_log_fn log, void *log_ctx,
+				     struct e2verity_ima_verifier **ret)
 {
+	const struct e2v_log_sink sink = { log, log_ctx };
 	STACK_OF(X509) *certs = sk_X509_new_null();
 	struct e2verity_ima_verifier *v;
 	int queue_was_empty;
@@ -433,7 +437,7 @@ errcode_t e2verity_ima_verifier_load(const char *certfile, struct e2verity_ima_v
 		err = E2VERITY_ET_CERT_LOAD;
 out:
 	if (err)
-		e2v_log_openssl(err, certfile, queue_was_empty);
+		e2v_log_openssl(&sink, err, certfile, queue_was_empty);
 	ERR_pop_to_mark();
 	sk_X509_pop_free(certs, X509_free);
 	if (err)

@@ -257,8 +257,9 @@ static errcode_t e2v_pick_signer(struct e2verity_signer *s, STACK_OF(X509) * cer
 }
 
 errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const char *key_pass,
-			       struct e2verity_signer **ret)
+			       e2verity_log_fn log, void *log_ctx, struct e2verity_signer **ret)
 {
+	const struct e2v_log_sink sink = { log, log_ctx };
 	STACK_OF(X509) *key_certs = NULL, *certs = NULL;
 	struct e2verity_signer *s;
 	const char *failed = keyfile;
@@ -306,7 +307,7 @@ errcode_t e2verity_signer_load(const char *keyfile, const char *certfile, const 
 	s = NULL;
 out:
 	if (err)
-		e2v_log_openssl(err, failed, queue_was_empty);
+		e2v_log_openssl(&sink, err, failed, queue_was_empty);
 	sk_X509_pop_free(key_certs, X509_free);
 	sk_X509_pop_free(certs, X509_free);
 	e2verity_signer_free(s);

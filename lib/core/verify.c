@@ -859,7 +859,8 @@ static void e2v_judge_keys(struct e2v_vctx *v, const uint8_t *msg, size_t msg_le
 
 /* As e2verity_verifier_load(); *@ca_failed says the failure was @cafile's. */
 static errcode_t e2v_verifier_load(const char *certfile, const char *cafile,
-				   struct e2verity_verifier **ret, int *ca_failed)
+				   const struct e2v_log_sink *log, struct e2verity_verifier **ret,
+				   int *ca_failed)
 {
 	struct e2verity_verifier *v;
 	const char *failed = certfile;
@@ -892,7 +893,7 @@ static errcode_t e2v_verifier_load(const char *certfile, const char *cafile,
 	}
 	if (err) {
 		*ca_failed = failed == cafile;
-		e2v_log_openssl(err, failed, queue_was_empty);
+		e2v_log_openssl(log, err, failed, queue_was_empty);
 		e2verity_verifier_free(v);
 		v = NULL;
 	}
@@ -901,12 +902,13 @@ static errcode_t e2v_verifier_load(const char *certfile, const char *cafile,
 	return err;
 }
 
-errcode_t e2verity_verifier_load(const char *certfile, const char *cafile,
-				 struct e2verity_verifier **ret)
+errcode_t e2verity_verifier_load(const char *certfile, const char *cafile, e2verity_log_fn log,
+				 void *log_ctx, struct e2verity_verifier **ret)
 {
+	const struct e2v_log_sink sink = { log, log_ctx };
 	int ca_failed;
 
-	return e2v_verifier_load(certfile, cafile, ret, &ca_failed);
+	return e2v_verifier_load(certfile, cafile, &sink, ret, &ca_failed);
 }
 
 void e2verity_verifier_free(struct e2verity_verifier *v)
@@ -1002,7 +1004,7 @@ errcode_t e2verity_verify_signature(unsigned int alg, const uint8_t *digest, con
 	err = e2verity_signature_parse(sig, sig_size);
 	if (err)
 		return err;
-	err = e2v_verifier_load(certfile, cafile, &v, &ca_failed);
+	err = e2v_verifier_load(certfile, cafile, NULL, &v, &ca_failed);
 	/* the caller could not tell an errno about @cafile from one about @certfile */
 	if (err && ca_failed && err != E2VERITY_ET_NO_MEMORY && err != E2VERITY_ET_CERT_UNSUPPORTED)
 		return E2VERITY_ET_CA_LOAD;

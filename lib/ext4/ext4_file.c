@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "ext4_file.h"
-#include "image_source.h"
+#include "image.h"
 #include "layout.h"
 
 static errcode_t e2v_load_extents(struct e2v_ext4_file *f)

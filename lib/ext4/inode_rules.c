@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "core/log.h"
+#include "image.h"
 
 #include "inode_rules.h"
 #include "layout.h"
@@ -122,6 +123,6 @@ errcode_t e2v_inode_in_use(ext2_filsys fs, ext2_ino_t ino)
 	if (err || !why[0])
 		return err;
 	snprintf(detail, sizeof(detail), "inode %u: %s", ino, why);
-	e2v_log(E2VERITY_ET_INODE_UNUSED, NULL, detail);
+	e2v_log(e2v_image_log(fs), E2VERITY_ET_INODE_UNUSED, NULL, detail);
 	return E2VERITY_ET_INODE_UNUSED;
 }

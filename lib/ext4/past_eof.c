@@ -7,6 +7,7 @@
 
 #include "block_validity.h"
 #include "core/log.h"
+#include "image.h"
 #include "past_eof.h"
 
 /* one inode naming one extended attribute block (i_file_acl), at the scan */
@@ -474,8 +475,8 @@ static ext2_ino_t e2v_xattr_other(const struct e2v_xattr_map *m, const struct e2
  *
  * Return: 0 or E2VERITY_ET_XATTR_REFCOUNT.
  */
-errcode_t e2v_owners_xattr_check(const struct e2verity_owners *owners, blk64_t block,
-				 ext2_ino_t ino, uint32_t refcount)
+errcode_t e2v_owners_xattr_check(ext2_filsys fs, const struct e2verity_owners *owners,
+				 blk64_t block, ext2_ino_t ino, uint32_t refcount)
 {
 	const struct e2v_xattr_map *m = owners->xattr;
 	const struct e2v_xattr_block *b = e2v_xattr_find(m, block);
@@ -505,7 +506,7 @@ errcode_t e2v_owners_xattr_check(const struct e2verity_owners *owners, blk64_t b
 		snprintf(detail, sizeof(detail),
 			 "block %llu: reference count %u, but only inode %u names it",
 			 (unsigned long long)block, refcount, ino);
-	e2v_log(E2VERITY_ET_XATTR_REFCOUNT, NULL, detail);
+	e2v_log(e2v_image_log(fs), E2VERITY_ET_XATTR_REFCOUNT, NULL, detail);
 	return E2VERITY_ET_XATTR_REFCOUNT;
 }
 

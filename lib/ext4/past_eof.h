@@ -27,11 +27,11 @@ const struct e2v_system_zone *e2v_owners_zone(const struct e2verity_owners *owne
 /*
  * Whether @ino may free its extended attribute block @block, or lower its
  * count: @refcount (read now) must be the number of inodes that name it.
- * Return: 0 or E2VERITY_ET_XATTR_REFCOUNT (logged with the block and the
- * inodes).
+ * Return: 0 or E2VERITY_ET_XATTR_REFCOUNT (logged to @fs's image with the
+ * block and the inodes).
  */
-errcode_t e2v_owners_xattr_check(const struct e2verity_owners *owners, blk64_t block,
-				 ext2_ino_t ino, uint32_t refcount);
+errcode_t e2v_owners_xattr_check(ext2_filsys fs, const struct e2verity_owners *owners,
+				 blk64_t block, ext2_ino_t ino, uint32_t refcount);
 /* After @ino let go of @block (its attributes moved to a new block): the map follows */
 void e2v_owners_xattr_left(const struct e2verity_owners *owners, blk64_t block, ext2_ino_t ino);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "image.h"
 #include "inode_rules.h"
 #include "past_eof.h"
 #include "xattr_rules.h"
@@ -48,7 +49,7 @@ struct e2v_xattr_judge {
 
 static errcode_t e2v_xattr_refuse(struct e2v_xattr_judge *j)
 {
-	e2v_log(E2VERITY_ET_XATTR_DAMAGED, NULL, j->detail);
+	e2v_log(e2v_image_log(j->fs), E2VERITY_ET_XATTR_DAMAGED, NULL, j->detail);
 	return E2VERITY_ET_XATTR_DAMAGED;
 }
 
@@ -192,7 +193,7 @@ static errcode_t e2v_judge_block(struct e2v_xattr_judge *j, blk64_t blk,
 			goto out;
 		owners = own;
 	}
-	err = e2v_owners_xattr_check(owners, blk, j->ino, hdr->h_refcount);
+	err = e2v_owners_xattr_check(fs, owners, blk, j->ino, hdr->h_refcount);
 	if (!err)
 		err = e2v_walk_entries(j, buf + sizeof(*hdr), buf + fs->blocksize);
 out:

@@ -205,7 +205,7 @@ static errcode_t e2v_layout_owned(ext2_filsys fs, const struct e2verity_owners *
 			return err;
 		owners = own;
 	}
-	err = e2v_owners_xattr_check(owners, l->block, ino, l->refcount);
+	err = e2v_owners_xattr_check(fs, owners, l->block, ino, l->refcount);
 	e2verity_owners_free(own);
 	return err;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "ext4/ext4_file.h"
+#include "ext4/image.h"
 #include "jbd2.h"
 #include "txn.h"
 #include "txn_io.h"
@@ -38,10 +39,16 @@ struct e2verity_txn {
 };
 
 /*
- * One transaction at a time per process: the allocation callbacks of
- * libext2fs carry no context of their own.
+ * The transaction open on @fs, or NULL: the image's (e2verity_image_attach()),
+ * found through @fs->priv_data, as libext2fs' allocation callbacks carry no
+ * context of their own.
  */
-static struct e2verity_txn *e2v_current;
+static struct e2verity_txn *e2v_txn_of(ext2_filsys fs)
+{
+	struct e2verity_image *img = e2v_image_of(fs);
+
+	return img ? img->txn : NULL;
+}
 
 static int e2v_cmp_range(const void *a, const void *b);
 static errcode_t e2v_commit_unjournaled(struct e2verity_txn *t, int super_only);
@@ -84,7 +91,7 @@ static void e2v_note_fresh(struct e2verity_txn *t, blk64_t blk, blk64_t n)
 
 static void e2v_stats_cb(ext2_filsys fs, blk64_t blk, int inuse)
 {
-	struct e2verity_txn *t = e2v_current;
+	struct e2verity_txn *t = e2v_txn_of(fs);
 
 	if (t && t->fs == fs && inuse < 0)
 		e2v_hold_freed(t, blk, 1);
@@ -96,7 +103,7 @@ static void e2v_stats_cb(ext2_filsys fs, blk64_t blk, int inuse)
 
 static void e2v_stats_range_cb(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 {
-	struct e2verity_txn *t = e2v_current;
+	struct e2verity_txn *t = e2v_txn_of(fs);
 
 	if (t && t->fs == fs && inuse < 0)
 		e2v_hold_freed(t, blk, num);
@@ -106,24 +113,20 @@ static void e2v_stats_range_cb(ext2_filsys fs, blk64_t blk, blk_t num, int inuse
 		t->old_stats_range(fs, blk, num, inuse);
 }
 
-/*
- * Counts the moments blocks in use may have become free: e2v_txn_free_epoch().
- * Starts at 1, so that 0 can say "unknown".
- */
-static unsigned long e2v_free_epoch = 1;
-
 unsigned long e2v_txn_free_epoch(ext2_filsys fs)
 {
+	const struct e2verity_txn *t = e2v_txn_of(fs);
+
 	/* outside a transaction a freed block is free at once */
-	if (!e2v_current || e2v_current->fs != fs || e2v_current->aborted)
+	if (!t || t->fs != fs || t->aborted)
 		return 0;
-	return e2v_free_epoch;
+	return e2v_image_of(fs)->free_epoch;
 }
 
 static void e2v_release_freed(struct e2verity_txn *t)
 {
 	if (t->nfreed)
-		e2v_free_epoch++;
+		e2v_image_of(t->fs)->free_epoch++;
 	for (size_t i = 0; i < t->nfreed; i++)
 		ext2fs_unmark_block_bitmap_range2(t->fs->block_map, t->freed[i].blk, t->freed[i].n);
 	/* a flush since they were freed may have written them as used */
@@ -146,6 +149,7 @@ errcode_t e2v_write_super(ext2_filsys fs)
 {
 	const int only = EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
 	const int saved = fs->flags & only;
+	const struct e2verity_txn *t = e2v_txn_of(fs);
 	errcode_t err;
 
 	ext2fs_mark_super_dirty(fs);
@@ -155,7 +159,7 @@ errcode_t e2v_write_super(ext2_filsys fs)
 	 * full ext2fs_flush() pass (and two fsync() calls) twice per sealed
 	 * file.
 	 */
-	if (e2v_current && e2v_current->fs == fs && !e2v_current->aborted)
+	if (t && t->fs == fs && !t->aborted)
 		return 0;
 	fs->flags |= only;
 	err = ext2fs_flush(fs);
@@ -240,13 +244,16 @@ static errcode_t e2v_itables_load(struct e2verity_txn *t)
 
 errcode_t e2verity_txn_begin(ext2_filsys fs, struct e2verity_txn **ret)
 {
+	struct e2verity_image *img = e2v_image_of(fs);
 	struct e2verity_txn *t;
 	errcode_t err;
 
 	*ret = NULL;
 	if (!(fs->flags & EXT2_FLAG_RW))
 		return EXT2_ET_RO_FILSYS;
-	if (e2v_current)
+	if (!img)
+		return E2VERITY_ET_NO_IMAGE;
+	if (img->txn)
 		return E2VERITY_ET_TXN_BUSY;
 	if (ext2fs_has_feature_journal_needs_recovery(fs->super))
 		return E2VERITY_ET_NEEDS_RECOVERY;
@@ -274,8 +281,8 @@ errcode_t e2verity_txn_begin(ext2_filsys fs, struct e2verity_txn **ret)
 	}
 	ext2fs_set_block_alloc_stats_callback(fs, e2v_stats_cb, &t->old_stats);
 	ext2fs_set_block_alloc_stats_range_callback(fs, e2v_stats_range_cb, &t->old_stats_range);
-	e2v_current = t;
-	e2v_free_epoch++;
+	img->txn = t;
+	img->free_epoch++;
 	if (t->journaled) {
 		t->flush_reserve = e2v_flush_reserve(fs);
 	} else if (fs->super->s_state & EXT2_VALID_FS) {
@@ -302,7 +309,9 @@ fail:
 
 int e2v_txn_unjournaled(ext2_filsys fs)
 {
-	return e2v_current && e2v_current->fs == fs && !e2v_current->journaled;
+	const struct e2verity_txn *t = e2v_txn_of(fs);
+
+	return t && t->fs == fs && !t->journaled;
 }
 
 int e2verity_txn_journaled(const struct e2verity_txn *t)
@@ -588,6 +597,7 @@ out:
 
 errcode_t e2verity_txn_end(struct e2verity_txn *t)
 {
+	struct e2verity_image *img;
 	ext2_filsys fs;
 	errcode_t err = 0;
 
@@ -612,7 +622,10 @@ errcode_t e2verity_txn_end(struct e2verity_txn *t)
 	free(t->fresh);
 	free(t->itables);
 	free(t);
-	e2v_current = NULL;
-	e2v_free_epoch++;
+	img = e2v_image_of(fs);
+	if (img) {
+		img->txn = NULL;
+		img->free_epoch++;
+	}
 	return err;
 }

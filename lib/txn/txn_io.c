@@ -54,7 +54,7 @@ struct e2v_txn_io {
  */
 #define E2V_WB_WAIT_BYTES (4u << 20)
 
-static struct struct_io_manager e2v_txn_io_manager;
+static const struct struct_io_manager e2v_txn_io_manager;
 
 static struct e2v_txn_io *e2v_tio(io_channel c)
 {
@@ -497,7 +497,7 @@ static errcode_t e2v_tio_open(const char *name, int flags, io_channel *channel)
 	return EXT2_ET_UNIMPLEMENTED;
 }
 
-static struct struct_io_manager e2v_txn_io_manager = {
+static const struct struct_io_manager e2v_txn_io_manager = {
 	.magic = EXT2_ET_MAGIC_IO_MANAGER,
 	.name = "e2verity journal transaction",
 	.open = e2v_tio_open,
@@ -527,7 +527,8 @@ errcode_t e2v_txn_io_wrap(ext2_filsys fs)
 	if (!c->name)
 		goto nomem;
 	c->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	c->manager = &e2v_txn_io_manager;
+	/* libext2fs takes a writable io_manager, and writes none of it */
+	c->manager = (io_manager)&e2v_txn_io_manager;
 	c->block_size = fs->blocksize;
 	c->refcount = 1;
 	c->align = fs->io->align;

@@ -1139,7 +1139,8 @@ static int cli_check_image(struct cli_check_run *c, struct e2verity_check_stats 
 		c->opts.verifier = c->verifier;
 	}
 	if (c->opts.ima_certfile) {
-		err = e2verity_ima_verifier_load(c->opts.ima_certfile, &c->ima_verifier);
+		err = e2verity_ima_verifier_load(c->opts.ima_certfile, cli_log_note, NULL,
+						 &c->ima_verifier);
 		if (err) {
 			cli_error(err, "while loading '%s'", cli_name(c->opts.ima_certfile));
 			snprintf(c->errbuf, sizeof(c->errbuf), "%s while loading '%s'",

@@ -68,15 +68,18 @@ int cli_status_failure(const struct cli_command *cmd)
 
 /* what the library last logged: it names the file or the block, so nothing is read again to guess */
 static struct {
+	int listening; /* from cli_log_listen() to cli_log_quiet() */
 	errcode_t err;
 	char object[PATH_MAX];
 	char detail[256];
 	char why[sizeof("()") + 256];
 } cli_logged;
 
-static void cli_log_note(void *ctx, errcode_t err, const char *object, const char *detail)
+void cli_log_note(void *ctx, errcode_t err, const char *object, const char *detail)
 {
 	(void)ctx;
+	if (!cli_logged.listening)
+		return;
 	cli_logged.err = err;
 	snprintf(cli_logged.object, sizeof(cli_logged.object), "%s", object ? object : "");
 	snprintf(cli_logged.detail, sizeof(cli_logged.detail), "%s", detail ? detail : "");
@@ -85,7 +88,12 @@ static void cli_log_note(void *ctx, errcode_t err, const char *object, const cha
 void cli_log_listen(void)
 {
 	cli_logged.err = 0;
-	e2verity_set_log_callback(cli_log_note, NULL);
+	cli_logged.listening = 1;
+}
+
+void cli_log_quiet(void)
+{
+	cli_logged.listening = 0;
 }
 
 const char *cli_log_object(errcode_t err)

@@ -91,10 +91,18 @@ int cli_status_failure(const struct cli_command *cmd);
 int cli_status_usage(const struct cli_command *cmd);
 void cli_error(errcode_t err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
- * What the library logs (e2verity_set_log_callback()) is kept from here on:
- * the file or the block a failure concerns, which its error code cannot say.
+ * The log callback (e2verity_log_fn) the command hands every loader of keys
+ * and certificates and every image it opens (image.c): it keeps what the
+ * library logs between cli_log_listen() and cli_log_quiet().
+ */
+void cli_log_note(void *ctx, errcode_t err, const char *object, const char *detail);
+/*
+ * What the library logs is kept from here on: the file or the block a
+ * failure concerns, which its error code cannot say.
  */
 void cli_log_listen(void);
+/* What the library logs is no longer kept. */
+void cli_log_quiet(void);
 /* The file the library last logged with @err, or NULL */
 const char *cli_log_object(errcode_t err);
 /* " (<detail>)" of the library's last log of @err, for a message's end; "" if none */

@@ -99,13 +99,13 @@ typedef errcode_t (*cli_key_loader)(const char *keyfile, const char *certfile, c
 static errcode_t cli_load_fsverity(const char *keyfile, const char *certfile, const char *pass,
 				   void *ret)
 {
-	return e2verity_signer_load(keyfile, certfile, pass, ret);
+	return e2verity_signer_load(keyfile, certfile, pass, cli_log_note, NULL, ret);
 }
 
 static errcode_t cli_load_ima(const char *keyfile, const char *certfile, const char *pass,
 			      void *ret)
 {
-	return e2verity_ima_signer_load(keyfile, certfile, pass, ret);
+	return e2verity_ima_signer_load(keyfile, certfile, pass, cli_log_note, NULL, ret);
 }
 
 /*
@@ -186,7 +186,7 @@ errcode_t cli_load_verifier(const char *certfile, const char *cafile, struct e2v
 	errcode_t err;
 
 	cli_log_listen();
-	err = e2verity_verifier_load(certfile, cafile, v);
+	err = e2verity_verifier_load(certfile, cafile, cli_log_note, NULL, v);
 	if (!err)
 		return 0;
 	if (cli_log_object(err))

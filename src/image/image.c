@@ -280,6 +280,11 @@ errcode_t cli_image_open(struct cli_image *img, const char *name, unsigned int f
 			unlink(img->undo_path);
 		return err;
 	}
+	/* the library's state of this image: its source, log and transaction */
+	err = e2verity_image_attach(img->fs, &img->handle);
+	if (err)
+		return err;
+	e2verity_image_set_log_callback(img->handle, cli_log_note, NULL);
 	/*
 	 * Where the filesystem lies, for the library's direct reads (hashing
 	 * ahead, mapped data): the file and the offset resolved above, so that
@@ -360,7 +365,10 @@ errcode_t cli_image_close(struct cli_image *img)
 	}
 	if (img->fs) {
 		journaled = ext2fs_has_feature_journal(img->fs->super);
-		e2verity_set_image_source(img->fs, -1, 0);
+		err2 = e2verity_image_detach(img->handle);
+		img->handle = NULL;
+		if (!err)
+			err = err2;
 		err2 = ext2fs_close_free(&img->fs);
 		if (!err)
 			err = err2;
@@ -416,6 +424,7 @@ const char *cli_image_last_message(void)
 
 /* what cli_open_image() opened, until cli_close_image() */
 static struct cli_disk *cli_open_disk;
+static struct e2verity_image *cli_open_handle;
 
 errcode_t cli_open_image(const char *image, int writable, ext2_filsys *fs)
 {
@@ -432,6 +441,8 @@ errcode_t cli_open_image(const char *image, int writable, ext2_filsys *fs)
 		img.fs = NULL;
 		cli_open_disk = img.disk;
 		img.disk = NULL;
+		cli_open_handle = img.handle;
+		img.handle = NULL;
 	}
 	cli_image_close(&img);
 	return err;
@@ -442,8 +453,12 @@ errcode_t cli_close_image(const char *image, ext2_filsys *fs)
 	errcode_t err = 0;
 
 	if (*fs) {
-		e2verity_set_image_source(*fs, -1, 0);
-		err = ext2fs_close_free(fs);
+		err = e2verity_image_detach(cli_open_handle);
+		cli_open_handle = NULL;
+		if (!err)
+			err = ext2fs_close_free(fs);
+		else
+			ext2fs_close_free(fs);
 	}
 	if (err)
 		cli_error(err, "while closing '%s'", cli_name(image));

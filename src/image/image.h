@@ -12,7 +12,8 @@ struct cli_image {
 	const char *name; /* as the user gave it, io options included */
 	char *path;	  /* the file itself */
 	ext2_filsys fs;
-	struct e2verity_txn *txn; /* writable images: every write goes through it */
+	struct e2verity_image *handle; /* the library's state of @fs, on its priv_data */
+	struct e2verity_txn *txn;      /* writable images: every write goes through it */
 	unsigned int flags;
 	char *undo_path;
 	/* after a failure: the step and the file it concerns, for the message */

@@ -216,8 +216,8 @@ int cli_ima_detached_open(struct cli_seal_run *c)
 	}
 	if (!c->ima_so.certfile)
 		return CLI_EXIT_OK;
-	e2verity_set_log_callback(NULL, NULL);
-	err = e2verity_ima_verifier_load(c->ima_so.certfile, &c->ima_verifier);
+	cli_log_quiet();
+	err = e2verity_ima_verifier_load(c->ima_so.certfile, cli_log_note, NULL, &c->ima_verifier);
 	if (err) {
 		failed = c->ima_so.certfile;
 		cli_error(err, "while loading '%s'", cli_name(failed));

@@ -70,7 +70,7 @@ errcode_t cli_seal_signer(struct cli_seal_run *c, const char **doing)
 	 * signature a file has is taken for this key's: --force replaces it
 	 */
 	if (e2verity_verifier_load(c->so.certfile ? c->so.certfile : c->so.keyfile, NULL,
-				   &c->key_verifier))
+				   cli_log_note, NULL, &c->key_verifier))
 		c->key_verifier = NULL;
 	/* one loaded key signs on every hashing thread at once (OpenSSL 3 keys are shared read-only) */
 	c->opts.flags |= E2VERITY_SEAL_SIGN_ANY_THREAD;

@@ -44,6 +44,7 @@ int main(int argc, char *argv[])
 	size_t n = 0;
 	struct ext2_inode inode;
 	ext2_inode_scan scan = NULL;
+	struct e2verity_image *img = NULL;
 	ext2_filsys fs;
 	errcode_t err;
 	int fd;
@@ -56,6 +57,12 @@ int main(int argc, char *argv[])
 	err = ext2fs_open(argv[1], EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
 	if (err)
 		goto out;
+	/* the library's state of the image (its transactions, its source), on fs->priv_data */
+	err = e2verity_image_attach(fs, &img);
+	if (err) {
+		ext2fs_free(fs);
+		goto out;
+	}
 	/* where fast reads of the data go: the image file, the filesystem at its start */
 	fd = open(argv[1], O_RDONLY);
 	err = fd < 0 ? (errcode_t)errno : e2verity_set_image_source(fs, fd, 0);
@@ -109,7 +116,7 @@ int main(int argc, char *argv[])
 			(unsigned long long)st.passed, (unsigned long long)st.failed);
 	}
 close:
-	e2verity_set_image_source(fs, -1, 0);
+	e2verity_image_detach(img);
 	/* after a failure, what the library abandoned is not written */
 	if (!err)
 		err = ext2fs_close_free(&fs);

@@ -142,6 +142,7 @@ int main(int argc, char *argv[])
 					    .ctx = &files };
 	struct e2verity_check_stats st = { 0 };
 	char name[4096];
+	struct e2verity_image *img = NULL;
 	ext2_filsys fs;
 	errcode_t err;
 	int fd = -1;
@@ -155,6 +156,9 @@ int main(int argc, char *argv[])
 	err = ext2fs_open(name, EXT2_FLAG_64BITS, 0, 0, &count_manager, &fs);
 	if (err)
 		goto out;
+	err = e2verity_image_attach(fs, &img);
+	if (err)
+		goto out;
 	if (!strcmp(argv[2], "source")) {
 		fd = open(argv[1], O_RDONLY);
 		err = fd < 0 ? (errcode_t)errno : e2verity_set_image_source(fs, fd, 0);
@@ -165,7 +169,7 @@ int main(int argc, char *argv[])
 	err = e2verity_check_image(fs, &opts, &st);
 	printf("files %u failed %llu through-the-io-manager %llu\n", files,
 	       (unsigned long long)st.failed, bytes_read);
-	e2verity_set_image_source(fs, -1, 0);
+	e2verity_image_detach(img);
 	ext2fs_close_free(&fs);
 out:
 	if (fd >= 0)

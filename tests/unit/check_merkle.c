@@ -308,6 +308,7 @@ START_TEST(test_image_source)
 {
 	char path[] = "/tmp/e2verity-check_merkle.XXXXXX";
 	ext2_filsys fs = make_fs(path);
+	struct e2verity_image *img;
 	int fd, null_fd;
 
 	ck_assert_int_eq(ext2fs_flush(fs), 0);
@@ -315,6 +316,10 @@ START_TEST(test_image_source)
 	null_fd = open("/dev/null", O_RDONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_ge(null_fd, 0);
+	/* the source is the image's: none without one attached */
+	ck_assert_int_eq(e2verity_set_image_source(fs, fd, 0), E2VERITY_ET_NO_IMAGE);
+	ck_assert_int_eq(e2verity_set_image_source(fs, -1, 0), 0);
+	ck_assert_int_eq(e2verity_image_attach(fs, &img), 0);
 	ck_assert_int_eq(e2verity_set_image_source(fs, null_fd, 0), E2VERITY_ET_IMAGE_SOURCE);
 	ck_assert_int_eq(e2verity_set_image_source(fs, fd, 4096), E2VERITY_ET_IMAGE_SOURCE);
 	ck_assert_int_eq(e2verity_set_image_source(fs, fd, 0), 0);
@@ -322,10 +327,57 @@ START_TEST(test_image_source)
 	ck_assert_int_eq(e2verity_set_image_source(fs, fd, 0), 0);
 	ck_assert_int_eq(e2verity_set_image_source(fs, -1, 0), 0);
 	ck_assert_int_eq(e2verity_set_image_source(fs, -1, 0), 0);
+	/* named, then forgotten by the detach */
+	ck_assert_int_eq(e2verity_set_image_source(fs, fd, 0), 0);
+	ck_assert_int_eq(e2verity_image_detach(img), 0);
+	ck_assert_ptr_null(fs->priv_data);
 	close(fd);
 	close(null_fd);
 	ext2fs_close_free(&fs);
 	unlink(path);
+}
+END_TEST
+
+/*
+ * The library's state of an image is on its fs->priv_data, not in the
+ * process: two images each have a transaction at once, and a transaction
+ * needs an image.
+ */
+START_TEST(test_image_handle)
+{
+	char path1[] = "/tmp/e2verity-check_merkle.XXXXXX";
+	char path2[] = "/tmp/e2verity-check_merkle.XXXXXX";
+	ext2_filsys fs1 = make_fs(path1), fs2 = make_fs(path2);
+	struct e2verity_image *img1, *img2, *again;
+	struct e2verity_txn *t1, *t2, *busy;
+	int mine;
+
+	ck_assert_int_eq(ext2fs_flush(fs1), 0);
+	ck_assert_int_eq(ext2fs_flush(fs2), 0);
+	ck_assert_int_eq(e2verity_txn_begin(fs1, &t1), E2VERITY_ET_NO_IMAGE);
+	ck_assert_ptr_null(t1);
+	/* priv_data that is the application's is left alone */
+	fs1->priv_data = &mine;
+	ck_assert_int_eq(e2verity_image_attach(fs1, &img1), E2VERITY_ET_PRIV_DATA_BUSY);
+	fs1->priv_data = NULL;
+	ck_assert_int_eq(e2verity_image_attach(fs1, &img1), 0);
+	ck_assert_int_eq(e2verity_image_attach(fs1, &again), E2VERITY_ET_PRIV_DATA_BUSY);
+	ck_assert_int_eq(e2verity_image_attach(fs2, &img2), 0);
+	ck_assert_int_eq(e2verity_txn_begin(fs1, &t1), 0);
+	ck_assert_int_eq(e2verity_txn_begin(fs2, &t2), 0);
+	/* one transaction an image */
+	ck_assert_int_eq(e2verity_txn_begin(fs1, &busy), E2VERITY_ET_TXN_BUSY);
+	ck_assert_int_eq(e2verity_image_detach(img1), E2VERITY_ET_TXN_BUSY);
+	ck_assert_ptr_eq(fs1->priv_data, img1);
+	ck_assert_int_eq(e2verity_txn_end(t2), 0);
+	ck_assert_int_eq(e2verity_txn_end(t1), 0);
+	ck_assert_int_eq(e2verity_image_detach(img1), 0);
+	ck_assert_int_eq(e2verity_image_detach(img2), 0);
+	ck_assert_int_eq(e2verity_image_detach(NULL), 0);
+	ck_assert_int_eq(ext2fs_close_free(&fs1), 0);
+	ck_assert_int_eq(ext2fs_close_free(&fs2), 0);
+	unlink(path1);
+	unlink(path2);
 }
 END_TEST
 
@@ -572,6 +624,7 @@ static Suite *merkle_suite(void)
 	tcase_add_test(tc, test_host_digest_range);
 	tcase_add_test(tc, test_opts_reserved);
 	tcase_add_test(tc, test_image_source);
+	tcase_add_test(tc, test_image_handle);
 	tcase_add_loop_test(tc, test_callback_errors, 1, 3);
 	tcase_add_loop_test(tc, test_sparse_matches_dense, 0, 15);
 	suite_add_tcase(s, tc);

@@ -202,7 +202,7 @@ static void sign(int key, int cert, unsigned int alg, uint8_t **sig, size_t *sig
 {
 	struct e2verity_signer *s;
 
-	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[cert], NULL, &s), 0);
+	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[cert], NULL, NULL, NULL, &s), 0);
 	ck_assert_int_eq(e2verity_sign_digest(s, alg, digest, sig, sig_size), 0);
 	e2verity_signer_free(s);
 	ck_assert_uint_gt(*sig_size, 0);
@@ -400,28 +400,37 @@ START_TEST(test_load_errors)
 {
 	struct e2verity_signer *s = (void *)1;
 
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_RSA_CERT], NULL, &s),
-			 E2VERITY_ET_KEY_CERT_MISMATCH);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_RSA_CERT], NULL, NULL, NULL, &s),
+		E2VERITY_ET_KEY_CERT_MISMATCH);
 	ck_assert_ptr_null(s);
-	ck_assert_int_eq(e2verity_signer_load(paths[F_RSA_KEY], paths[F_EC_CERT], NULL, &s),
-			 E2VERITY_ET_KEY_CERT_MISMATCH);
-	ck_assert_int_eq(e2verity_signer_load(paths[F_GARBAGE], paths[F_EC_CERT], NULL, &s),
-			 E2VERITY_ET_KEY_LOAD);
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_CERT], paths[F_EC_CERT], NULL, &s),
-			 E2VERITY_ET_KEY_LOAD);
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_GARBAGE], NULL, &s),
-			 E2VERITY_ET_CERT_LOAD);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_RSA_KEY], paths[F_EC_CERT], NULL, NULL, NULL, &s),
+		E2VERITY_ET_KEY_CERT_MISMATCH);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_GARBAGE], paths[F_EC_CERT], NULL, NULL, NULL, &s),
+		E2VERITY_ET_KEY_LOAD);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_CERT], paths[F_EC_CERT], NULL, NULL, NULL, &s),
+		E2VERITY_ET_KEY_LOAD);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_GARBAGE], NULL, NULL, NULL, &s),
+		E2VERITY_ET_CERT_LOAD);
 	/* without a certificate file the key file must hold one */
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], NULL, NULL, &s),
+	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], NULL, NULL, NULL, NULL, &s),
 			 E2VERITY_ET_CERT_LOAD);
-	ck_assert_int_eq(e2verity_signer_load("/nonexistent/key.pem", paths[F_EC_CERT], NULL, &s),
+	ck_assert_int_eq(e2verity_signer_load("/nonexistent/key.pem", paths[F_EC_CERT], NULL, NULL,
+					      NULL, &s),
 			 ENOENT);
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], "/nonexistent/c.pem", NULL, &s),
-			 ENOENT);
-	ck_assert_int_eq(e2verity_signer_load(NULL, paths[F_EC_CERT], NULL, &s),
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], "/nonexistent/c.pem", NULL, NULL, NULL, &s),
+		ENOENT);
+	ck_assert_int_eq(e2verity_signer_load(NULL, paths[F_EC_CERT], NULL, NULL, NULL, &s),
 			 E2VERITY_ET_KEY_LOAD);
-	ck_assert_int_eq(e2verity_signer_load(tmpdir, paths[F_EC_CERT], NULL, &s), EISDIR);
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], tmpdir, NULL, &s), EISDIR);
+	ck_assert_int_eq(e2verity_signer_load(tmpdir, paths[F_EC_CERT], NULL, NULL, NULL, &s),
+			 EISDIR);
+	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], tmpdir, NULL, NULL, NULL, &s),
+			 EISDIR);
 	ck_assert_uint_eq(ERR_peek_error(), 0);
 	ck_assert_ptr_null(s);
 }
@@ -448,7 +457,7 @@ static void expect_logged(const char *key, const char *cert, errcode_t want, con
 	struct e2verity_signer *s;
 
 	memset(&logged, 0, sizeof(logged));
-	ck_assert_int_eq(e2verity_signer_load(key, cert, NULL, &s), want);
+	ck_assert_int_eq(e2verity_signer_load(key, cert, NULL, log_cb, &logged, &s), want);
 	ck_assert_int_eq(logged.calls, 1);
 	ck_assert_int_eq(logged.err, want);
 	ck_assert_str_eq(logged.object, file);
@@ -456,7 +465,8 @@ static void expect_logged(const char *key, const char *cert, errcode_t want, con
 
 START_TEST(test_load_errors_name_the_file)
 {
-	e2verity_set_log_callback(log_cb, &logged);
+	struct e2verity_signer *s;
+
 	expect_logged("/nonexistent/key.pem", paths[F_EC_CERT], ENOENT, "/nonexistent/key.pem");
 	expect_logged(paths[F_EC_KEY], "/nonexistent/c.pem", ENOENT, "/nonexistent/c.pem");
 	expect_logged(paths[F_GARBAGE], paths[F_EC_CERT], E2VERITY_ET_KEY_LOAD, paths[F_GARBAGE]);
@@ -466,7 +476,12 @@ START_TEST(test_load_errors_name_the_file)
 	expect_logged(paths[F_EC_KEY], tmpdir, EISDIR, tmpdir);
 	/* what was OpenSSL's is taken along, not left behind */
 	ck_assert_uint_eq(ERR_peek_error(), 0);
-	e2verity_set_log_callback(NULL, NULL);
+	/* the callback is the call's: a load without one logs nowhere */
+	memset(&logged, 0, sizeof(logged));
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_GARBAGE], paths[F_EC_CERT], NULL, NULL, NULL, &s),
+		E2VERITY_ET_KEY_LOAD);
+	ck_assert_int_eq(logged.calls, 0);
 }
 END_TEST
 
@@ -476,7 +491,7 @@ START_TEST(test_key_and_cert_in_one_file)
 	uint8_t *sig, *none;
 	size_t sig_size, none_size;
 
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_BOTH], NULL, NULL, &s), 0);
+	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_BOTH], NULL, NULL, NULL, NULL, &s), 0);
 	ck_assert_int_eq(e2verity_sign_digest(s, E2VERITY_HASH_SHA256, digest, &sig, &sig_size), 0);
 	ck_assert_int_eq(e2verity_sign_digest(s, 9, digest, &none, &none_size),
 			 E2VERITY_ET_BAD_HASH_ALG);
@@ -498,20 +513,23 @@ START_TEST(test_encrypted_key)
 	size_t sig_size;
 
 	/* never a prompt: stdin may be a terminal when the tests are run by hand */
-	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[F_EC_CERT], NULL, &s),
+	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[F_EC_CERT], NULL, NULL, NULL, &s),
 			 E2VERITY_ET_KEY_PASS_NEEDED);
-	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[F_EC_CERT], "wrong", &s),
-			 E2VERITY_ET_KEY_BAD_PASS);
-	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[F_EC_CERT], "", &s),
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[key], paths[F_EC_CERT], "wrong", NULL, NULL, &s),
+		E2VERITY_ET_KEY_BAD_PASS);
+	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[F_EC_CERT], "", NULL, NULL, &s),
 			 E2VERITY_ET_KEY_BAD_PASS);
 	ck_assert_uint_eq(ERR_peek_error(), 0);
-	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[F_EC_CERT], PASS, &s), 0);
+	ck_assert_int_eq(e2verity_signer_load(paths[key], paths[F_EC_CERT], PASS, NULL, NULL, &s),
+			 0);
 	ck_assert_int_eq(e2verity_sign_digest(s, E2VERITY_HASH_SHA256, digest, &sig, &sig_size), 0);
 	e2verity_signer_free(s);
 	ck_assert_int_eq(verify(E2VERITY_HASH_SHA256, sig, sig_size, F_EC_CERT, -1), 0);
 	free(sig);
 	/* a pass phrase for a key that has none is not needed, and harmless */
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_EC_CERT], PASS, &s), 0);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_EC_CERT], PASS, NULL, NULL, &s), 0);
 	e2verity_signer_free(s);
 }
 END_TEST
@@ -566,7 +584,8 @@ START_TEST(test_sig_too_large)
 	uint8_t *sig = (void *)1;
 	size_t sig_size = 1;
 
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_BIG_CERT], NULL, &s), 0);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_BIG_CERT], NULL, NULL, NULL, &s), 0);
 	ck_assert_int_eq(e2verity_sign_digest(s, E2VERITY_HASH_SHA256, digest, &sig, &sig_size),
 			 E2VERITY_ET_SIG_TOO_LARGE);
 	ck_assert_ptr_null(sig);
@@ -583,7 +602,7 @@ static void expect_verifier_error(const char *cert, const char *ca, errcode_t wa
 	struct e2verity_verifier *v = (void *)1;
 
 	memset(&logged, 0, sizeof(logged));
-	ck_assert_int_eq(e2verity_verifier_load(cert, ca, &v), want);
+	ck_assert_int_eq(e2verity_verifier_load(cert, ca, log_cb, &logged, &v), want);
 	ck_assert_ptr_null(v);
 	ck_assert_int_eq(logged.calls, 1);
 	ck_assert_int_eq(logged.err, want);
@@ -597,7 +616,6 @@ START_TEST(test_verifier)
 	uint8_t *sig;
 	size_t sig_size;
 
-	e2verity_set_log_callback(log_cb, &logged);
 	expect_verifier_error("/nonexistent/c.pem", NULL, ENOENT, "/nonexistent/c.pem");
 	expect_verifier_error(paths[F_LEAF_CERT], "/nonexistent/ca.pem", ENOENT,
 			      "/nonexistent/ca.pem");
@@ -606,11 +624,11 @@ START_TEST(test_verifier)
 	expect_verifier_error(paths[F_LEAF_CERT], paths[F_GARBAGE], E2VERITY_ET_CA_LOAD,
 			      paths[F_GARBAGE]);
 	expect_verifier_error(NULL, tmpdir, EISDIR, tmpdir);
-	e2verity_set_log_callback(NULL, NULL);
-	ck_assert_int_eq(e2verity_verifier_load(NULL, NULL, &v), E2VERITY_ET_CERT_LOAD);
+	ck_assert_int_eq(e2verity_verifier_load(NULL, NULL, NULL, NULL, &v), E2VERITY_ET_CERT_LOAD);
 
 	sign(F_EC_KEY, F_LEAF_CERT, E2VERITY_HASH_SHA256, &sig, &sig_size);
-	ck_assert_int_eq(e2verity_verifier_load(paths[F_LEAF_CERT], paths[F_CA_CERT], &v), 0);
+	ck_assert_int_eq(
+		e2verity_verifier_load(paths[F_LEAF_CERT], paths[F_CA_CERT], NULL, NULL, &v), 0);
 	/* one verifier, many signatures */
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(
@@ -621,7 +639,8 @@ START_TEST(test_verifier)
 			 E2VERITY_ET_SIG_INVALID);
 	digest[0] ^= 1;
 	e2verity_verifier_free(v);
-	ck_assert_int_eq(e2verity_verifier_load(paths[F_LEAF_CERT], paths[F_OTHER_CA], &v), 0);
+	ck_assert_int_eq(
+		e2verity_verifier_load(paths[F_LEAF_CERT], paths[F_OTHER_CA], NULL, NULL, &v), 0);
 	ck_assert_int_eq(e2verity_verifier_verify(v, E2VERITY_HASH_SHA256, digest, sig, sig_size),
 			 E2VERITY_ET_CERT_UNTRUSTED);
 	e2verity_verifier_free(v);
@@ -639,7 +658,7 @@ START_TEST(test_error_queue_preserved)
 	ERR_raise(ERR_LIB_USER, 42);
 	mine = ERR_peek_error();
 	ck_assert_uint_ne(mine, 0);
-	ck_assert_int_eq(e2verity_signer_load(paths[F_GARBAGE], NULL, NULL, &s),
+	ck_assert_int_eq(e2verity_signer_load(paths[F_GARBAGE], NULL, NULL, NULL, NULL, &s),
 			 E2VERITY_ET_KEY_LOAD);
 	ck_assert_int_eq(e2verity_verify_signature(E2VERITY_HASH_SHA256, digest,
 						   (const uint8_t *)"xx", 2, paths[F_EC_CERT],
@@ -685,7 +704,8 @@ START_TEST(test_embed)
 	uint8_t *sig;
 	size_t sig_size;
 
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_LEAF_CERT], NULL, &s), 0);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_LEAF_CERT], NULL, NULL, NULL, &s), 0);
 	ck_assert_int_eq(e2verity_signer_embeds(s), 1);
 	sign_with(s, &sig, &sig_size);
 	ck_assert_int_eq(sig_certs(sig, sig_size), 1);
@@ -713,7 +733,8 @@ START_TEST(test_embed)
 	e2verity_signer_free(s);
 
 	/* self-signed: no certificate unless asked */
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_EC_CERT], NULL, &s), 0);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_EC_CERT], NULL, NULL, NULL, &s), 0);
 	ck_assert_int_eq(e2verity_signer_embeds(s), 0);
 	e2verity_signer_set_embed(s, 1);
 	sign_with(s, &sig, &sig_size);
@@ -731,7 +752,8 @@ START_TEST(test_bundle)
 	uint8_t *sig;
 	size_t sig_size;
 
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_BUNDLE], NULL, &s), 0);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_BUNDLE], NULL, NULL, NULL, &s), 0);
 	sign_with(s, &sig, &sig_size);
 	ck_assert_int_eq(sig_certs(sig, sig_size), 2);
 	ck_assert_int_eq(verify_ca(sig, sig_size, F_CA_CERT), 0);
@@ -747,7 +769,9 @@ START_TEST(test_no_akid)
 	uint8_t *sig;
 	size_t sig_size;
 
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_LEAF_NOAKID], NULL, &s), 0);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_LEAF_NOAKID], NULL, NULL, NULL, &s),
+		0);
 	sign_with(s, &sig, &sig_size);
 	ck_assert_int_eq(verify_ca(sig, sig_size, F_CA_CERT), E2VERITY_ET_CERT_UNTRUSTED);
 	free(sig);
@@ -761,7 +785,8 @@ START_TEST(test_chain_too_large)
 	uint8_t *sig = (void *)1;
 	size_t sig_size = 1;
 
-	ck_assert_int_eq(e2verity_signer_load(paths[F_EC_KEY], paths[F_BIG_CHAIN], NULL, &s), 0);
+	ck_assert_int_eq(
+		e2verity_signer_load(paths[F_EC_KEY], paths[F_BIG_CHAIN], NULL, NULL, NULL, &s), 0);
 	ck_assert_int_eq(e2verity_sign_digest(s, E2VERITY_HASH_SHA256, digest, &sig, &sig_size),
 			 E2VERITY_ET_CHAIN_TOO_LARGE);
 	ck_assert_ptr_null(sig);
@@ -786,24 +811,24 @@ START_TEST(test_store_uri)
 	snprintf(cert_uri, sizeof(cert_uri), "file:%s", paths[F_RSA_CERT]);
 	snprintf(enc_uri, sizeof(enc_uri), "file:%s", paths[F_ENC_PKCS8]);
 	sign(F_RSA_KEY, F_RSA_CERT, E2VERITY_HASH_SHA256, &a, &a_size);
-	ck_assert_int_eq(e2verity_signer_load(key_uri, cert_uri, NULL, &s), 0);
+	ck_assert_int_eq(e2verity_signer_load(key_uri, cert_uri, NULL, NULL, NULL, &s), 0);
 	sign_with(s, &b, &b_size);
 	e2verity_signer_free(s);
 	ck_assert_uint_eq(a_size, b_size);
 	ck_assert_mem_eq(a, b, a_size);
 	free(b);
-	ck_assert_int_eq(e2verity_signer_load(key_uri, paths[F_RSA_CERT], NULL, &s), 0);
+	ck_assert_int_eq(e2verity_signer_load(key_uri, paths[F_RSA_CERT], NULL, NULL, NULL, &s), 0);
 	e2verity_signer_free(s);
 	/* encrypted behind a URI: the same pass phrase rules */
-	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], NULL, &s),
+	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], NULL, NULL, NULL, &s),
 			 E2VERITY_ET_KEY_PASS_NEEDED);
-	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], "wrong", &s),
+	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], "wrong", NULL, NULL, &s),
 			 E2VERITY_ET_KEY_BAD_PASS);
-	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], PASS, &s), 0);
+	ck_assert_int_eq(e2verity_signer_load(enc_uri, paths[F_EC_CERT], PASS, NULL, NULL, &s), 0);
 	e2verity_signer_free(s);
-	ck_assert_int_eq(
-		e2verity_signer_load("file:/nonexistent/key.pem", paths[F_EC_CERT], NULL, &s),
-		E2VERITY_ET_KEY_LOAD);
+	ck_assert_int_eq(e2verity_signer_load("file:/nonexistent/key.pem", paths[F_EC_CERT], NULL,
+					      NULL, NULL, &s),
+			 E2VERITY_ET_KEY_LOAD);
 	ck_assert_uint_eq(ERR_peek_error(), 0);
 	free(a);
 }
