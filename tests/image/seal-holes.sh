@@ -33,8 +33,15 @@ n=0
 for opts in "" "--hash-alg=sha512 --salt=$SALT" "--block-size=1024 --salt=ab"; do
 	n=$((n + 1))
 	for f in start-end ragged middle empty-hole big; do
+		mkdir -p "fv.$n/$f"
+		out=
+		# ragged's and middle's tree and descriptor too, for check_sealed (CS_FROM) below
+		case $f in ragged | middle)
+			out="--out-merkle-tree=fv.$n/$f/tree --out-descriptor=fv.$n/$f/desc" ;;
+		esac
 		# shellcheck disable=SC2086
-		echo "$(fsverity digest $opts "files/$f" | cut -d' ' -f1) /$f"
+		fsverity digest $opts $out "files/$f" >"fv.$n/$f/digest"
+		echo "$(cut -d' ' -f1 "fv.$n/$f/digest") /$f"
 	done >want.$n
 	for hash in "" openssl; do
 		what="$opts${hash:+ (E2VERITY_HASH=openssl)}"
@@ -56,7 +63,7 @@ for opts in "" "--hash-alg=sha512 --salt=$SALT" "--block-size=1024 --salt=ab"; d
 		# the stored tree and descriptor, byte for byte
 		for f in ragged middle; do
 			# shellcheck disable=SC2086
-			if check_sealed "$img" "/$f" "files/$f" $opts >/dev/null; then
+			if CS_FROM=fv.$n/$f check_sealed "$img" "/$f" "files/$f" $opts >/dev/null; then
 				pass "seal $what: /$f stored as fsverity-utils builds it"
 			else
 				fail "seal $what: /$f stored as fsverity-utils builds it"

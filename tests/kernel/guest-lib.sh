@@ -89,15 +89,39 @@ enable()
 	fi
 }
 
+# e2v_list [PATH...] - the paths into /tmp/e2v.todo, one a line (e2v_paths)
+e2v_list()
+{
+	e2v_paths "$@" >/tmp/e2v.todo
+}
+
 # measure_all [PATH...] -> "MEASURE <path> <alg>:<hex>" | "MEASURE <path> ERR <ERRNO> <msg>"
+# One fsverity process for many files: under TCG a start of fsverity (libcrypto's relocations)
+# costs 70-110 ms, more than a file's read. fsverity measure stops at the first file it cannot
+# measure: that one is reported with its error, and a new run takes the rest.
 measure_all()
 {
-	e2v_paths "$@" | while read -r _p; do
-		if _m=$(fsverity measure "$_p" 2>&1); then
-			echo "MEASURE $_p ${_m%% *}"
-		else
-			echo "MEASURE $_p ERR $(e2v_errno "$_m") $(e2v_oneline "$_m")"
-		fi
+	e2v_list "$@"
+	set -f
+	IFS='
+'
+	# shellcheck disable=SC2046 # a path a word: split at newlines only (a path may have blanks:
+	# the sample image's do), without globbing
+	set -- $(cat /tmp/e2v.todo)
+	unset IFS
+	set +f
+	while [ $# -gt 0 ]; do
+		_rc=0
+		fsverity measure "$@" >/tmp/e2v.m 2>/tmp/e2v.err || _rc=$?
+		# its lines "<alg>:<hex> <path>", in the order of the arguments
+		while read -r _d _; do
+			echo "MEASURE $1 $_d"
+			shift
+		done </tmp/e2v.m
+		[ "$_rc" -ne 0 ] && [ $# -gt 0 ] || break
+		_m=$(cat /tmp/e2v.err)
+		echo "MEASURE $1 ERR $(e2v_errno "$_m") $(e2v_oneline "$_m")"
+		shift
 	done
 }
 
@@ -125,12 +149,34 @@ hash_one()
 	fi
 }
 
-# hash_all [PATH...] - hash_one for each path
+# hash_all [PATH...] - hash_one for each path: one sha256sum reads them all (a process a file costs
+# more than the file under TCG), and a file it could not read is read again alone by hash_one,
+# which says where the reads stop
 hash_all()
 {
-	e2v_paths "$@" | while read -r _p; do
-		hash_one "$_p"
+	e2v_list "$@"
+	set -f
+	IFS='
+'
+	# shellcheck disable=SC2046 # a path a word: split at newlines only (a path may have blanks:
+	# the sample image's do), without globbing
+	set -- $(cat /tmp/e2v.todo)
+	unset IFS
+	set +f
+	[ $# -gt 0 ] || return 0
+	# its lines "<hex>  <path>", in the order of the arguments, none for a file it could not read
+	sha256sum "$@" >/tmp/e2v.sums 2>/dev/null
+	exec 3</tmp/e2v.sums
+	read -r _h _q <&3 || _q=
+	for _p in "$@"; do
+		if [ "$_q" = "$_p" ]; then
+			echo "SHA256 $_p $_h"
+			read -r _h _q <&3 || _q=
+		else
+			hash_one "$_p"
+		fi
 	done
+	exec 3<&-
 }
 
 # expect_eio [PATH...] -> "EXPECT_EIO <path> OK <block>" when reading fails with EIO (at <block>),
@@ -163,20 +209,40 @@ read_block()
 
 # flags_all [PATH...] -> "FLAGS <path> <lsattr flags> verity=yes|no immutable=yes|no"
 #                        | "FLAGS <path> ERR <ERRNO> <msg>"
+# One lsattr for them all; a file it has no line for is asked alone, for its error
 flags_all()
 {
-	e2v_paths "$@" | while read -r _p; do
-		if ! _m=$(lsattr -d "$_p" 2>&1); then
+	e2v_list "$@"
+	set -f
+	IFS='
+'
+	# shellcheck disable=SC2046 # a path a word: split at newlines only (a path may have blanks:
+	# the sample image's do), without globbing
+	set -- $(cat /tmp/e2v.todo)
+	unset IFS
+	set +f
+	[ $# -gt 0 ] || return 0
+	# its lines "<flags> <path>", in the order of the arguments
+	lsattr -d "$@" >/tmp/e2v.flags 2>/dev/null
+	exec 3</tmp/e2v.flags
+	read -r _bf _q <&3 || _q=
+	for _p in "$@"; do
+		if [ "$_q" = "$_p" ]; then
+			_f=$_bf
+			read -r _bf _q <&3 || _q=
+		elif ! _m=$(lsattr -d "$_p" 2>&1); then
 			echo "FLAGS $_p ERR $(e2v_errno "$_m") $(e2v_oneline "$_m")"
 			continue
+		else
+			_f=${_m%% *}
 		fi
-		_f=${_m%% *}
 		_v=no
 		_i=no
 		case $_f in *V*) _v=yes ;; esac
 		case $_f in *i*) _i=yes ;; esac
 		echo "FLAGS $_p $_f verity=$_v immutable=$_i"
 	done
+	exec 3<&-
 }
 
 # size_all [PATH...] -> "SIZE <path> <st_size>" | "SIZE <path> ERR <ERRNO> <msg>"
