@@ -29,95 +29,117 @@ tmp=$T_TMP
 cd "$tmp" || exit 1
 
 salt=a5a5a5a5d00dfeed
-self_signed key.pem cert.pem "e2verity block sizes"
-openssl_ok x509 -in cert.pem -outform der -out cert.der
+# ---- the host's side, the same for every kernel: made once, by the matrix's first run, and
+# handed to the next ones (kh_prep_restore); the images are saved before a kernel writes to them
+if ! kh_prep_restore; then
+	self_signed key.pem cert.pem "e2verity block sizes"
+	openssl_ok x509 -in cert.pem -outform der -out cert.der
 
-# The parameter sets: every tree block size with four combinations that cover both hashes, salt
-# and signature in pairs. NAME HASH SALT(-|hex) SIGNED(yes|no)
-cat >combos <<EOF
-s256 sha256 - no
-s512-salt sha512 $salt no
-s256-salt-signed sha256 $salt yes
-s512-signed sha512 - yes
-EOF
-# what a file of each set holds: several tree levels with 1 KiB blocks, a partial last block, a
-# hole, and a small file of one block
-make_files()
-{
-	make_data "$1/big" 100001
-	truncate -s 200000 "$1/sparse"
-	put_random "$1/sparse" 8192 4096
-	put_random "$1/sparse" 196608 3392
-	make_data "$1/small" 700
-}
+	# The parameter sets: every tree block size with four combinations that cover both hashes, salt
+	# and signature in pairs. NAME HASH SALT(-|hex) SIGNED(yes|no)
+	cat >combos <<-EOF
+	s256 sha256 - no
+	s512-salt sha512 $salt no
+	s256-salt-signed sha256 $salt yes
+	s512-signed sha512 - yes
+	EOF
+	# what a file of each set holds: several tree levels with 1 KiB blocks, a partial last block, a
+	# hole, and a small file of one block
+	make_files()
+	{
+		make_data "$1/big" 100001
+		truncate -s 200000 "$1/sparse"
+		put_random "$1/sparse" 8192 4096
+		put_random "$1/sparse" 196608 3392
+		make_data "$1/small" 700
+	}
 
-: >plan     # "FS TREE COMBO FILE" for every file sealed by e2verity
-: >corrupt  # "FS TREE FILE BLOCK" for the flipped ones
-for fs in 1024 2048 4096; do
-	mkdir -p "src$fs"
-	for tree in 1024 2048 4096; do
-		[ "$tree" -le "$fs" ] || continue
-		while read -r name alg s sig; do
-			d=src$fs/t$tree-$name
-			mkdir -p "$d"
-			make_files "$d"
-			for f in big sparse small; do
-				echo "$fs $tree $name $f" >>plan
-			done
-		done <combos
-		# a copy of big, sealed like the first set, then a data byte flipped
-		make_data "src$fs/t$tree-corrupt" 100001
+	: >plan     # "FS TREE COMBO FILE" for every file sealed by e2verity
+	: >corrupt  # "FS TREE FILE BLOCK" for the flipped ones
+	for fs in 1024 2048 4096; do
+		mkdir -p "src$fs"
+		for tree in 1024 2048 4096; do
+			[ "$tree" -le "$fs" ] || continue
+			while read -r name alg s sig; do
+				d=src$fs/t$tree-$name
+				mkdir -p "$d"
+				make_files "$d"
+				for f in big sparse small; do
+					echo "$fs $tree $name $f" >>plan
+				done
+			done <combos
+			# a copy of big, sealed like the first set, then a data byte flipped
+			make_data "src$fs/t$tree-corrupt" 100001
+		done
+		mke2fs -q -F -t ext4 -b "$fs" -O verity -d "src$fs" "e2v$fs.img" 16M >/dev/null ||
+			kh_fail "mke2fs -b $fs"
 	done
-	mke2fs -q -F -t ext4 -b "$fs" -O verity -d "src$fs" "e2v$fs.img" 16M >/dev/null ||
-		kh_fail "mke2fs -b $fs"
-done
 
-# seal_set FS TREE NAME HASH SALT SIGNED PATH... - one seal run; its lines must be fsverity digest's
-seal_set()
-{
-	ss_fs=$1 ss_tree=$2 ss_name=$3 ss_alg=$4 ss_salt=$5 ss_sig=$6
-	shift 6
-	set -- --block-size="$ss_tree" --hash-alg="$ss_alg" "$@"
-	[ "$ss_salt" = - ] || set -- --salt="$ss_salt" "$@"
-	[ "$ss_sig" = no ] || set -- --key=key.pem --cert=cert.pem "$@"
-	# the kernel the test is about decides nothing here: seal for the newest
-	if "$E2VERITY" seal -q --min-kernel=6.3 "$@" >/dev/null 2>seal.err; then
-		pass "seal -b $ss_fs --block-size=$ss_tree $ss_name"
-	else
-		fail "seal of e2v$ss_fs.img, tree $ss_tree, $ss_name: $(cat seal.err)"
-	fi
-}
-for fs in 1024 2048 4096; do
-	for tree in 1024 2048 4096; do
-		[ "$tree" -le "$fs" ] || continue
-		while read -r name alg s sig; do
-			seal_set "$fs" "$tree" "$name" "$alg" "$s" "$sig" "e2v$fs.img" \
-				"/t$tree-$name/big" "/t$tree-$name/sparse" "/t$tree-$name/small"
-		done <combos
-		seal_set "$fs" "$tree" corrupt sha256 - no "e2v$fs.img" "/t$tree-corrupt"
-		# data block 20 of the file's own (4 KiB) reads; the byte at its offset 1000
-		flip "e2v$fs.img" "/t$tree-corrupt" $((20 * 4096 + 1000)) ||
-			fail "flip a byte of e2v$fs.img:/t$tree-corrupt"
-		echo "$fs $tree t$tree-corrupt 20" >>corrupt
+	# seal_set FS TREE NAME HASH SALT SIGNED PATH... - one seal run; its lines must be fsverity digest's
+	seal_set()
+	{
+		ss_fs=$1 ss_tree=$2 ss_name=$3 ss_alg=$4 ss_salt=$5 ss_sig=$6
+		shift 6
+		set -- --block-size="$ss_tree" --hash-alg="$ss_alg" "$@"
+		[ "$ss_salt" = - ] || set -- --salt="$ss_salt" "$@"
+		[ "$ss_sig" = no ] || set -- --key=key.pem --cert=cert.pem "$@"
+		# the kernel the test is about decides nothing here: seal for the newest
+		if "$E2VERITY" seal -q --min-kernel=6.3 "$@" >/dev/null 2>seal.err; then
+			pass "seal -b $ss_fs --block-size=$ss_tree $ss_name"
+		else
+			fail "seal of e2v$ss_fs.img, tree $ss_tree, $ss_name: $(cat seal.err)"
+		fi
+	}
+	for fs in 1024 2048 4096; do
+		for tree in 1024 2048 4096; do
+			[ "$tree" -le "$fs" ] || continue
+			while read -r name alg s sig; do
+				seal_set "$fs" "$tree" "$name" "$alg" "$s" "$sig" "e2v$fs.img" \
+					"/t$tree-$name/big" "/t$tree-$name/sparse" "/t$tree-$name/small"
+			done <combos
+			seal_set "$fs" "$tree" corrupt sha256 - no "e2v$fs.img" "/t$tree-corrupt"
+			# data block 20 of the file's own (4 KiB) reads; the byte at its offset 1000
+			flip "e2v$fs.img" "/t$tree-corrupt" $((20 * 4096 + 1000)) ||
+				fail "flip a byte of e2v$fs.img:/t$tree-corrupt"
+			echo "$fs $tree t$tree-corrupt 20" >>corrupt
+		done
+		check "e2v$fs.img: e2fsck -fn clean after sealing" fsck_clean "e2v$fs.img"
 	done
-	check "e2v$fs.img: e2fsck -fn clean after sealing" fsck_clean "e2v$fs.img"
-done
 
-# The kernel-sealed images: files the kernel seals itself (writable disks), on 1 and 2 KiB blocks.
-# "FS TREE ALG SALT FILE"
-: >kplan
-for fs in 1024 2048; do
-	mkdir -p "ksrc$fs"
-	for tree in 1024 2048; do
-		[ "$tree" -le "$fs" ] || continue
-		make_data "ksrc$fs/t$tree-s256" 300001
-		make_data "ksrc$fs/t$tree-s512-salt" 123457
-		echo "$fs $tree sha256 - t$tree-s256" >>kplan
-		echo "$fs $tree sha512 $salt t$tree-s512-salt" >>kplan
+	# The kernel-sealed images: files the kernel seals itself (writable disks), on 1 and 2 KiB blocks.
+	# "FS TREE ALG SALT FILE"
+	: >kplan
+	for fs in 1024 2048; do
+		mkdir -p "ksrc$fs"
+		for tree in 1024 2048; do
+			[ "$tree" -le "$fs" ] || continue
+			make_data "ksrc$fs/t$tree-s256" 300001
+			make_data "ksrc$fs/t$tree-s512-salt" 123457
+			echo "$fs $tree sha256 - t$tree-s256" >>kplan
+			echo "$fs $tree sha512 $salt t$tree-s512-salt" >>kplan
+		done
+		mke2fs -q -F -t ext4 -b "$fs" -O verity -d "ksrc$fs" "k$fs.img" 8M >/dev/null ||
+			kh_fail "mke2fs -b $fs"
 	done
-	mke2fs -q -F -t ext4 -b "$fs" -O verity -d "ksrc$fs" "k$fs.img" 8M >/dev/null ||
-		kh_fail "mke2fs -b $fs"
-done
+
+	# what the verdicts compare with: "FS TREE NAME FILE DIGEST SHA256" for each file of plan,
+	# "FS FILE DIGEST" for each of kplan (fsverity digest of the source, with its parameters)
+	while read -r fs tree name f; do
+		dopts="--block-size=$tree --hash-alg=$(awk -v n="$name" '$1 == n { print $2 }' combos)"
+		s=$(awk -v n="$name" '$1 == n { print $3 }' combos)
+		[ "$s" = - ] || dopts="$dopts --salt=$s"
+		# shellcheck disable=SC2086 # options are separate words
+		dig=$(fsverity digest $dopts "src$fs/t$tree-$name/$f" | cut -d' ' -f1)
+		echo "$fs $tree $name $f $dig $(sha256sum <"src$fs/t$tree-$name/$f" | cut -d' ' -f1)"
+	done <plan >digests
+	while read -r fs tree alg s f; do
+		dopts="--block-size=$tree --hash-alg=$alg"
+		[ "$s" = - ] || dopts="$dopts --salt=$s"
+		# shellcheck disable=SC2086 # options are separate words
+		echo "$fs $f $(fsverity digest $dopts "ksrc$fs/$f" | cut -d' ' -f1)"
+	done <kplan >kdigests
+	kh_prep_save
+fi
 
 # ---- one boot ---------------------------------------------------------------------------------
 # /dev/vda..vdc: e2v1024, e2v2048, e2v4096 read-only; vdd, vde: k1024, k2048 writable
@@ -180,8 +202,10 @@ promised()
 	fi
 }
 
-# results: "FS TREE VERDICT" per pair, the same for every file of the pair or "mixed"
+# results: "FS TREE VERDICT" per pair, the same for every file of the pair or "mixed"; promises:
+# "FS TREE yes|no", promised's answers
 : >verdicts
+: >promises
 for fs in 1024 2048 4096; do
 	d=$(disk_of "$fs")
 	mounted=no
@@ -189,16 +213,11 @@ for fs in 1024 2048 4096; do
 	for tree in 1024 2048 4096; do
 		[ "$tree" -le "$fs" ] || continue
 		want=$(promised "$fs" "$tree")
+		echo "$fs $tree $want" >>promises
 		verdict=
-		while read -r pfs ptree name f; do
+		while read -r pfs ptree name f dig sha; do
 			[ "$pfs" = "$fs" ] && [ "$ptree" = "$tree" ] || continue
 			p=/mnt/$d/t$tree-$name/$f
-			dopts="--block-size=$tree --hash-alg=$(awk -v n="$name" '$1 == n { print $2 }' combos)"
-			s=$(awk -v n="$name" '$1 == n { print $3 }' combos)
-			[ "$s" = - ] || dopts="$dopts --salt=$s"
-			# shellcheck disable=SC2086 # options are separate words
-			dig=$(fsverity digest $dopts "src$fs/t$tree-$name/$f" | cut -d' ' -f1)
-			sha=$(sha256sum <"src$fs/t$tree-$name/$f" | cut -d' ' -f1)
 			m=$(kh_get out MEASURE "$p")
 			h=$(kh_get out SHA256 "$p")
 			if [ "$mounted" = no ]; then
@@ -221,7 +240,7 @@ for fs in 1024 2048 4096; do
 			fi
 			[ -z "$verdict" ] && verdict=$v
 			[ "$verdict" = "$v" ] || verdict=mixed
-		done <plan
+		done <digests
 		# the flipped byte: EIO from the page that holds it
 		p=/mnt/$d/t$tree-corrupt
 		got=$(kh_get out EXPECT_EIO "$p")
@@ -243,9 +262,8 @@ while read -r fs tree alg s f; do
 	e=$(kh_get out ENABLE "$p")
 	dopts="--block-size=$tree --hash-alg=$alg"
 	[ "$s" = - ] || dopts="$dopts --salt=$s"
-	# shellcheck disable=SC2086 # options are separate words
-	dig=$(fsverity digest $dopts "ksrc$fs/$f" | cut -d' ' -f1)
-	want=$(promised "$fs" "$tree")
+	dig=$(awk -v fs="$fs" -v f="$f" '$1 == fs && $2 == f { print $3 }' kdigests)
+	want=$(awk -v fs="$fs" -v t="$tree" '$1 == fs && $2 == t { print $3 }' promises)
 	if ! grep -qx "MOUNT /dev/vd$( [ "$fs" = 1024 ] && echo d || echo e) OK" out; then
 		v="refused: mount"
 	elif [ "$e" = OK ] && [ "$(kh_get out MEASURE "$p")" = "$dig" ]; then
@@ -273,15 +291,11 @@ if [ -s kverdicts ] && grep -q ' seals$' kverdicts; then
 		else
 			fail "k$fs.img: check exit $st: $(cat chk.out)"
 		fi
-		while read -r kfs tree alg s f; do
+		while read -r kfs f dig; do
 			[ "$kfs" = "$fs" ] || continue
-			dopts="--block-size=$tree --hash-alg=$alg"
-			[ "$s" = - ] || dopts="$dopts --salt=$s"
-			# shellcheck disable=SC2086 # options are separate words
 			same "k$fs.img:/$f: check's digest is fsverity digest's" \
-				"$(awk -v p="/$f" '$1 == "ok" && $3 == p { print $2 }' chk.out)" \
-				"$(fsverity digest $dopts "ksrc$fs/$f" | cut -d' ' -f1)"
-		done <kplan
+				"$(awk -v p="/$f" '$1 == "ok" && $3 == p { print $2 }' chk.out)" "$dig"
+		done <kdigests
 		f=$(awk -v fs="$fs" '$1 == fs { print $5; exit }' kplan)
 		cp "k$fs.img" kc.img
 		flip kc.img "/$f" 5000 || fail "flip a byte of k$fs.img:/$f"

@@ -15,35 +15,49 @@ FAULT=$top_builddir/tests/helpers/e2verity-fault
 t_tmpdir
 tmp=$T_TMP
 
-mkdir -p "$tmp/src/d"
-rand_bytes 3000000 >"$tmp/src/big"
-rand_bytes 5000 >"$tmp/src/d/small"
-printf 'hello\n' >"$tmp/src/hello"
 FILES="/big /d/small /hello"
-mke2fs -q -F -t ext4 -b 4096 -d "$tmp/src" "$tmp/base.img" 32M
-e2fsck -fy "$tmp/base.img" >/dev/null 2>&1 || true
 
-# find a cut where the transaction is live: the journal has a start and the superblock says so
-rm -f "$tmp/writes.log"
-cp "$tmp/base.img" "$tmp/count.img"
-E2VERITY_FAULT_LOG=$tmp/writes.log "$FAULT" seal -q "$tmp/count.img" $FILES
-total=$(tail -n 1 "$tmp/writes.log")
-n=$total found=
-while [ "$n" -gt 0 ]; do
-	cp "$tmp/base.img" "$tmp/img"
-	E2VERITY_FAULT_AT=$n "$FAULT" seal -q "$tmp/img" $FILES >/dev/null 2>&1 || true
-	dumpe2fs -h "$tmp/img" 2>/dev/null >"$tmp/sb"
-	if ! grep -q '^Journal start: *0$' "$tmp/sb" &&
-		grep -q '^Filesystem features:.*needs_recovery' "$tmp/sb"; then
-		found=$n
-		break
-	fi
-	n=$((n - 1))
-done
-[ -n "$found" ] || { fail "no cut point leaves a committed transaction"; finish; }
-echo "killed at write $found of $total: journal live, needs_recovery set"
-# before the replay the files are not sealed on disk: only the journal holds their inodes
-cp "$tmp/img" "$tmp/img.killed"
+# The host's side, the same for every kernel: made once, by the matrix's first run, and handed to
+# the next ones (kh_prep_restore); saved before the boot
+if ! kh_prep_restore "$tmp"; then
+	mkdir -p "$tmp/src/d"
+	rand_bytes 3000000 >"$tmp/src/big"
+	rand_bytes 5000 >"$tmp/src/d/small"
+	printf 'hello\n' >"$tmp/src/hello"
+	mke2fs -q -F -t ext4 -b 4096 -d "$tmp/src" "$tmp/base.img" 32M
+	e2fsck -fy "$tmp/base.img" >/dev/null 2>&1 || true
+
+	# find a cut where the transaction is live: the journal has a start and the superblock says so
+	rm -f "$tmp/writes.log"
+	cp "$tmp/base.img" "$tmp/count.img"
+	E2VERITY_FAULT_LOG=$tmp/writes.log "$FAULT" seal -q "$tmp/count.img" $FILES
+	total=$(tail -n 1 "$tmp/writes.log")
+	n=$total found=
+	while [ "$n" -gt 0 ]; do
+		cp "$tmp/base.img" "$tmp/img"
+		E2VERITY_FAULT_AT=$n "$FAULT" seal -q "$tmp/img" $FILES >/dev/null 2>&1 || true
+		dumpe2fs -h "$tmp/img" 2>/dev/null >"$tmp/sb"
+		if ! grep -q '^Journal start: *0$' "$tmp/sb" &&
+			grep -q '^Filesystem features:.*needs_recovery' "$tmp/sb"; then
+			found=$n
+			break
+		fi
+		n=$((n - 1))
+	done
+	[ -n "$found" ] || { fail "no cut point leaves a committed transaction"; finish; }
+	echo "killed at write $found of $total: journal live, needs_recovery set"
+	# before the replay the files are not sealed on disk: only the journal holds their inodes
+	cp "$tmp/img" "$tmp/img.killed"
+	# e2fsck's own replay of the same killed image agrees with the kernel's (below)
+	e2fsck -fy -E journal_only "$tmp/img.killed" >/dev/null 2>&1 || true
+	check "e2fsck replay: clean" e2fsck -fn "$tmp/img.killed"
+	for f in $FILES; do
+		want=$(fsverity digest "$tmp/src$f" | cut -d' ' -f1)
+		got=$("$E2VERITY" measure "$tmp/img.killed" "$f" | cut -d' ' -f1)
+		[ "$got" = "$want" ] && pass "e2fsck replay: $f sealed" || fail "e2fsck replay: $f: '$got'"
+	done
+	kh_prep_save "$tmp"
+fi
 
 cat >"$tmp/guest.sh" <<'EOF'
 mount_image /dev/vda /mnt || exit 1
@@ -68,12 +82,4 @@ if e2fsck -fn "$tmp/img" >"$tmp/fsck" 2>&1; then
 else
 	fail "e2fsck -fn after the kernel's replay: $(cat "$tmp/fsck")"
 fi
-# and e2fsck's own replay of the same killed image agrees
-e2fsck -fy -E journal_only "$tmp/img.killed" >/dev/null 2>&1 || true
-check "e2fsck replay: clean" e2fsck -fn "$tmp/img.killed"
-for f in $FILES; do
-	want=$(fsverity digest "$tmp/src$f" | cut -d' ' -f1)
-	got=$("$E2VERITY" measure "$tmp/img.killed" "$f" | cut -d' ' -f1)
-	[ "$got" = "$want" ] && pass "e2fsck replay: $f sealed" || fail "e2fsck replay: $f: '$got'"
-done
 finish

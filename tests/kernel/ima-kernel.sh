@@ -29,12 +29,6 @@ ossl()
 {
 	openssl "$@" >/dev/null 2>"$tmp/openssl.err" || { cat "$tmp/openssl.err" >&2; kh_fail "openssl $*"; }
 }
-ossl req -x509 -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.crt -days 2 -subj "/CN=e2verity ima rsa"
-ossl req -x509 -newkey rsa:3072 -nodes -keyout other.key -out other.crt -days 2 \
-	-subj "/CN=e2verity ima other"
-ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ec.key \
-	-out ec.crt -days 2 -subj "/CN=e2verity ima ecdsa"
-ossl x509 -in ec.crt -outform der -out ec.der
 
 # does this kernel verify ECDSA? its config says (a module would need modprobe in the guest)
 ecdsa=no
@@ -42,77 +36,89 @@ cfg=$(dirname "$KH_KERNEL")/config-$KH_KVER
 [ -f "$cfg" ] && grep -q '^CONFIG_CRYPTO_ECDSA=y' "$cfg" && ecdsa=yes
 echo "kernel $KH_KVER: ECDSA ${ecdsa}"
 
-mkdir -p tree/good tree/bad tree/ec
-seeded tree/good/small 1 1
-seeded tree/good/big 1000000 2
-seeded tree/good/block 70000 3
-seeded tree/good/sha512 5000 4
-seeded tree/good/imaonly 9000 5
-seeded tree/good/detached 33333 6
-seeded tree/ec/one 4096 7
-seeded tree/ec/two 123456 8
-seeded tree/bad/otherdigest 5000 9
-seeded tree/bad/none 5000 10
-seeded tree/bad/otherkey 5000 11
-seeded tree/bad/unsealed 5000 12
-# the worked example: every file sealed and signed; 512-byte inodes hold an RSA-2048 attribute
-E2VERITY=$E2VERITY sh "$top_srcdir/doc/examples/ima-appraisal.sh" tree img out rsa.key rsa.crt \
-	-I 512 >example.out 2>&1 || kh_fail "doc/examples/ima-appraisal.sh: $(cat example.out)"
-pass "doc/examples/ima-appraisal.sh: $(tail -n 1 example.out)"
+# The host's side, the same for every kernel: made once, by the matrix's first run, and handed to
+# the next ones (kh_prep_restore); saved before the boot
+if ! kh_prep_restore; then
+	ossl req -x509 -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.crt -days 2 -subj "/CN=e2verity ima rsa"
+	ossl req -x509 -newkey rsa:3072 -nodes -keyout other.key -out other.crt -days 2 \
+		-subj "/CN=e2verity ima other"
+	ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ec.key \
+		-out ec.crt -days 2 -subj "/CN=e2verity ima ecdsa"
+	ossl x509 -in ec.crt -outform der -out ec.der
 
-# the other cases, from the example's image
-# /good/block: an attribute of 300 bytes first, so that security.ima goes to a block with it
-"$E2VERITY" unseal -q img /good/block || fail "unseal /good/block"
-head -c 300 /dev/zero | tr '\0' u >big.val
-debugfs -w -R "ea_set -f big.val /good/block user.big" img >/dev/null 2>&1
-"$E2VERITY" seal -q --ima-key=rsa.key --ima-cert=rsa.crt img /good/block || fail "seal /good/block"
-# /good/sha512: resealed with SHA-512 and signed again
-"$E2VERITY" seal -q --force --hash-alg=sha512 --ima-key=rsa.key img /good/sha512 ||
-	fail "reseal /good/sha512"
-# /good/imaonly: sealed first, its attribute given by --ima-only
-"$E2VERITY" unseal -q img /good/imaonly && "$E2VERITY" seal -q img /good/imaonly &&
-	"$E2VERITY" seal -q --ima-only --ima-key=rsa.key img /good/imaonly || fail "--ima-only"
-# /good/detached: openssl signs the --for-ima-sig bytes; seal puts the signature back
-"$E2VERITY" unseal -q img /good/detached || fail "unseal /good/detached"
-"$E2VERITY" seal -n -q --for-ima-sig --manifest=ids.txt img /good/detached || fail "--for-ima-sig"
-mkdir -p sigs/good
-read -r hex path <ids.txt
-echo "$hex" | xxd -r -p | openssl dgst -sha256 -sign rsa.key -out "sigs$path.ima" ||
-	fail "openssl dgst -sign"
-"$E2VERITY" seal -q --ima-signatures-from=sigs --ima-cert=rsa.crt img /good/detached ||
-	fail "seal --ima-signatures-from"
-# /ec/*: ECDSA
-"$E2VERITY" seal -q --ima-only --force --ima-key=ec.key --ima-cert=ec.crt img /ec/one /ec/two ||
-	fail "sign /ec with ECDSA"
-# /bad/otherdigest: the attribute of /good/big; /bad/none: sealed without; /bad/otherkey: signed
-# by a key the keyring has not; /bad/unsealed: not an fs-verity file, no attribute
-debugfs -R "ea_get -f big.ima /good/big security.ima" img >/dev/null 2>&1
-debugfs -w -R "ea_set -f big.ima /bad/otherdigest security.ima" img >/dev/null 2>&1
-"$E2VERITY" unseal -q img /bad/none /bad/unsealed && "$E2VERITY" seal -q img /bad/none ||
-	fail "/bad/none, /bad/unsealed"
-"$E2VERITY" seal -q --ima-only --force --ima-key=other.key img /bad/otherkey || fail "/bad/otherkey"
-if e2fsck -fn img >fsck.out 2>&1; then pass "e2fsck -fn clean"; else fail "e2fsck: $(cat fsck.out)"; fi
+	mkdir -p tree/good tree/bad tree/ec
+	seeded tree/good/small 1 1
+	seeded tree/good/big 1000000 2
+	seeded tree/good/block 70000 3
+	seeded tree/good/sha512 5000 4
+	seeded tree/good/imaonly 9000 5
+	seeded tree/good/detached 33333 6
+	seeded tree/ec/one 4096 7
+	seeded tree/ec/two 123456 8
+	seeded tree/bad/otherdigest 5000 9
+	seeded tree/bad/none 5000 10
+	seeded tree/bad/otherkey 5000 11
+	seeded tree/bad/unsealed 5000 12
+	# the worked example: every file sealed and signed; 512-byte inodes hold an RSA-2048 attribute
+	E2VERITY=$E2VERITY sh "$top_srcdir/doc/examples/ima-appraisal.sh" tree img out rsa.key rsa.crt \
+		-I 512 >example.out 2>&1 || kh_fail "doc/examples/ima-appraisal.sh: $(cat example.out)"
+	pass "doc/examples/ima-appraisal.sh: $(tail -n 1 example.out)"
 
-# where the attributes are: in the body of a 512-byte inode, or in a block for /good/block
-acl_of()
-{
-	debugfs -R "stat $1" img 2>/dev/null | sed -n 's/.*File ACL: *\([0-9]*\).*/\1/p'
-}
-same "/good/small's attribute is in its inode" "$(acl_of /good/small)" 0
-[ "$(acl_of /good/block)" != 0 ]
-check "/good/block's attribute is in a block ($(acl_of /good/block))" test $? -eq 0
+	# the other cases, from the example's image
+	# /good/block: an attribute of 300 bytes first, so that security.ima goes to a block with it
+	"$E2VERITY" unseal -q img /good/block || fail "unseal /good/block"
+	head -c 300 /dev/zero | tr '\0' u >big.val
+	debugfs -w -R "ea_set -f big.val /good/block user.big" img >/dev/null 2>&1
+	"$E2VERITY" seal -q --ima-key=rsa.key --ima-cert=rsa.crt img /good/block || fail "seal /good/block"
+	# /good/sha512: resealed with SHA-512 and signed again
+	"$E2VERITY" seal -q --force --hash-alg=sha512 --ima-key=rsa.key img /good/sha512 ||
+		fail "reseal /good/sha512"
+	# /good/imaonly: sealed first, its attribute given by --ima-only
+	"$E2VERITY" unseal -q img /good/imaonly && "$E2VERITY" seal -q img /good/imaonly &&
+		"$E2VERITY" seal -q --ima-only --ima-key=rsa.key img /good/imaonly || fail "--ima-only"
+	# /good/detached: openssl signs the --for-ima-sig bytes; seal puts the signature back
+	"$E2VERITY" unseal -q img /good/detached || fail "unseal /good/detached"
+	"$E2VERITY" seal -n -q --for-ima-sig --manifest=ids.txt img /good/detached || fail "--for-ima-sig"
+	mkdir -p sigs/good
+	read -r hex path <ids.txt
+	echo "$hex" | xxd -r -p | openssl dgst -sha256 -sign rsa.key -out "sigs$path.ima" ||
+		fail "openssl dgst -sign"
+	"$E2VERITY" seal -q --ima-signatures-from=sigs --ima-cert=rsa.crt img /good/detached ||
+		fail "seal --ima-signatures-from"
+	# /ec/*: ECDSA
+	"$E2VERITY" seal -q --ima-only --force --ima-key=ec.key --ima-cert=ec.crt img /ec/one /ec/two ||
+		fail "sign /ec with ECDSA"
+	# /bad/otherdigest: the attribute of /good/big; /bad/none: sealed without; /bad/otherkey: signed
+	# by a key the keyring has not; /bad/unsealed: not an fs-verity file, no attribute
+	debugfs -R "ea_get -f big.ima /good/big security.ima" img >/dev/null 2>&1
+	debugfs -w -R "ea_set -f big.ima /bad/otherdigest security.ima" img >/dev/null 2>&1
+	"$E2VERITY" unseal -q img /bad/none /bad/unsealed && "$E2VERITY" seal -q img /bad/none ||
+		fail "/bad/none, /bad/unsealed"
+	"$E2VERITY" seal -q --ima-only --force --ima-key=other.key img /bad/otherkey || fail "/bad/otherkey"
+	if e2fsck -fn img >fsck.out 2>&1; then pass "e2fsck -fn clean"; else fail "e2fsck: $(cat fsck.out)"; fi
 
-# e2verity check says beforehand what the kernel is about to say
-cat out/ima.der ec.der >keyring.der
-openssl x509 -in rsa.crt >certs.pem
-openssl x509 -in ec.crt >>certs.pem
-"$E2VERITY" check --ima-cert=certs.pem -r img /good /ec >chk.out 2>&1
-same "check --ima-cert accepts every good file" "$?" 0
-"$E2VERITY" check --ima-cert=certs.pem --require-ima -r img /bad >chk.out 2>&1
-same "check flags the bad ones" "$?" 4
-for want in "/bad/otherdigest IMA_MISMATCH" "/bad/none IMA_MISSING" "/bad/otherkey IMA_UNKNOWN_KEY"; do
-	check "check: $want" grep -q "^${want% *} (inode [0-9]*): error ${want#* }:" chk.out
-done
+	# where the attributes are: in the body of a 512-byte inode, or in a block for /good/block
+	acl_of()
+	{
+		debugfs -R "stat $1" img 2>/dev/null | sed -n 's/.*File ACL: *\([0-9]*\).*/\1/p'
+	}
+	same "/good/small's attribute is in its inode" "$(acl_of /good/small)" 0
+	[ "$(acl_of /good/block)" != 0 ]
+	check "/good/block's attribute is in a block ($(acl_of /good/block))" test $? -eq 0
+
+	# e2verity check says beforehand what the kernel is about to say
+	cat out/ima.der ec.der >keyring.der
+	openssl x509 -in rsa.crt >certs.pem
+	openssl x509 -in ec.crt >>certs.pem
+	"$E2VERITY" check --ima-cert=certs.pem -r img /good /ec >chk.out 2>&1
+	same "check --ima-cert accepts every good file" "$?" 0
+	"$E2VERITY" check --ima-cert=certs.pem --require-ima -r img /bad >chk.out 2>&1
+	same "check flags the bad ones" "$?" 4
+	for want in "/bad/otherdigest IMA_MISMATCH" "/bad/none IMA_MISSING" "/bad/otherkey IMA_UNKNOWN_KEY"; do
+		check "check: $want" grep -q "^${want% *} (inode [0-9]*): error ${want#* }:" chk.out
+	done
+	kh_prep_save
+fi
 
 cat >guest.sh <<'GUEST'
 if _m=$(sh /files/out/load-ima.sh /files/out 2>&1); then echo "LOAD OK"; else echo "LOAD ERR $(e2v_oneline "$_m")"; fi

@@ -253,10 +253,17 @@ kh_check()
 
 # kh_matrix - run the calling test ($0) once per kernel of kh_targets, with E2V_KTARGET set, and
 # exit with the combined status: 99 if one run could not finish, 1 if one failed, 77 if none could
-# run, else 0. A kernel that cannot be had is a SKIP line with the reason, not a failure.
+# run, else 0. A kernel that cannot be had is a SKIP line with the reason, not a failure. The runs
+# share KH_PREP_DIR, a directory removed at the end, where the first one's host side is saved for
+# the next ones (kh_prep_save, kh_prep_restore).
 kh_matrix()
 {
 	_ran=0 _bad=0 _err=0 _sum=
+	# the host's preparation a run saves for the next kernels' (kh_prep_save, kh_prep_restore)
+	KH_PREP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/e2verity-kprep.XXXXXX") || kh_fail "mktemp -d failed"
+	export KH_PREP_DIR
+	trap 'rm -rf "$KH_PREP_DIR"' EXIT
+	trap 'exit 130' INT TERM
 	for _t in $(kh_targets); do
 		KH_TARGET=
 		if ! kh_use_target "$_t" || ! kh_check; then
@@ -284,6 +291,45 @@ kh_matrix()
 	[ $_bad -eq 0 ] || exit 1
 	[ $_ran -gt 0 ] || exit 77
 	exit 0
+}
+
+# kh_prep_restore [DIR] - when an earlier run of this test in the same kh_matrix saved its host
+# side (kh_prep_save), copy it into DIR (default: the current directory) and return 0; else return
+# 1, and the caller makes it. The host side is what does not depend on the kernel: images, sources,
+# keys, the expected digests (a shell variable it sets must be saved in a file, or set again). A
+# test runs it as
+#	if ! kh_prep_restore; then ...make the images and the expectations...; kh_prep_save; fi
+# before its first boot. Without a matrix (E2V_KTARGET set by hand) there is nothing to restore.
+kh_prep_restore()
+{
+	[ -n "${KH_PREP_DIR:-}" ] && [ -f "$KH_PREP_DIR/done" ] &&
+		[ "$(cat "$KH_PREP_DIR/done")" = "${0##*/}" ] || return 1
+	# sparse files stay sparse (images of 16 to 64 MiB, sources mostly holes)
+	cp -a --sparse=always "$KH_PREP_DIR/files/." "${1:-.}/" ||
+		kh_fail "cannot copy the saved preparation from $KH_PREP_DIR/files"
+	echo "# the host side made by the first kernel's run, restored (kh_prep_restore)"
+	return 0
+}
+
+# kh_prep_save [DIR] - in a kh_matrix run, save the files of DIR (default: the current directory)
+# for the next kernels' runs of this test: the whole tree, hidden files included (rand_bytes'
+# counter). Call it before the first boot: a kernel writes into the images it gets with -w. It
+# saves nothing when a check has failed so far (tests/lib.sh's T_FAILED): the next runs make the
+# host side again and fail on their own. The marker, "done", is written last.
+kh_prep_save()
+{
+	[ -n "${KH_PREP_DIR:-}" ] || return 0
+	if [ "${T_FAILED:-0}" -ne 0 ]; then
+		echo "# $T_FAILED failure(s) in the host side: not saved, the next kernels' runs make it again"
+		return 0
+	fi
+	rm -rf "$KH_PREP_DIR/done" "$KH_PREP_DIR/files" "$KH_PREP_DIR/new"
+	mkdir "$KH_PREP_DIR/new" &&
+		cp -a --sparse=always "${1:-.}/." "$KH_PREP_DIR/new/" &&
+		mv "$KH_PREP_DIR/new" "$KH_PREP_DIR/files" &&
+		echo "${0##*/}" >"$KH_PREP_DIR/done.new" &&
+		mv "$KH_PREP_DIR/done.new" "$KH_PREP_DIR/done" ||
+		kh_fail "cannot save the preparation in $KH_PREP_DIR"
 }
 
 # kh_require - kh_check, or exit 77 saying why. Called without E2V_KTARGET (and without

@@ -41,65 +41,70 @@ issue()
 	ossl x509 -req -in "$1.csr" -CA "$2.crt" -CAkey "$2.key" -CAcreateserial -days 2 \
 		-extfile signer.ext -out "$1.crt"
 }
-ca ca
-ca otherca
-issue signer ca
-issue othersigner otherca
-ossl req -x509 -newkey rsa:2048 -nodes -keyout dsigner.key -out dsigner.crt -days 2 \
-	-subj "/CN=e2verity test detached signer"
-ossl x509 -in ca.crt -outform der -out ca.der
-ossl x509 -in dsigner.crt -outform der -out dsigner.der
+# The host's side, the same for every kernel: made once, by the matrix's first run, and handed to
+# the next ones (kh_prep_restore); saved before the boot
+if ! kh_prep_restore; then
+	ca ca
+	ca otherca
+	issue signer ca
+	issue othersigner otherca
+	ossl req -x509 -newkey rsa:2048 -nodes -keyout dsigner.key -out dsigner.crt -days 2 \
+		-subj "/CN=e2verity test detached signer"
+	ossl x509 -in ca.crt -outform der -out ca.der
+	ossl x509 -in dsigner.crt -outform der -out dsigner.der
 
-mkdir -p src/a src/b/sub
-rand_bytes 300000 >src/a/one
-rand_bytes 4097 >src/a/two
-rand_bytes 70000 >src/a/other
-rand_bytes 5000 >src/a/nocert
-rand_bytes 1000000 >src/b/x
-rand_bytes 1 >src/b/sub/y
-rand_bytes 100 >src/unsigned
-mkdir -p src/c
-rand_bytes 200000 >src/c/late
-rand_bytes 3000 >src/c/dlate
-mke2fs -q -F -t ext4 -b 4096 -d src img 32M >/dev/null
+	mkdir -p src/a src/b/sub
+	rand_bytes 300000 >src/a/one
+	rand_bytes 4097 >src/a/two
+	rand_bytes 70000 >src/a/other
+	rand_bytes 5000 >src/a/nocert
+	rand_bytes 1000000 >src/b/x
+	rand_bytes 1 >src/b/sub/y
+	rand_bytes 100 >src/unsigned
+	mkdir -p src/c
+	rand_bytes 200000 >src/c/late
+	rand_bytes 3000 >src/c/dlate
+	mke2fs -q -F -t ext4 -b 4096 -d src img 32M >/dev/null
 
-# (a) the CA-issued signer's certificate goes into each signature by default
-"$E2VERITY" seal -q --key=signer.key --cert=signer.crt img /a/one /a/two ||
-	fail "seal with the CA-issued signer: exit $?"
-"$E2VERITY" seal -q --key=othersigner.key --cert=othersigner.crt img /a/other ||
-	fail "seal with the other CA's signer: exit $?"
-"$E2VERITY" seal -q --no-embed-cert --key=signer.key --cert=signer.crt img /a/nocert ||
-	fail "seal --no-embed-cert: exit $?"
+	# (a) the CA-issued signer's certificate goes into each signature by default
+	"$E2VERITY" seal -q --key=signer.key --cert=signer.crt img /a/one /a/two ||
+		fail "seal with the CA-issued signer: exit $?"
+	"$E2VERITY" seal -q --key=othersigner.key --cert=othersigner.crt img /a/other ||
+		fail "seal with the other CA's signer: exit $?"
+	"$E2VERITY" seal -q --no-embed-cert --key=signer.key --cert=signer.crt img /a/nocert ||
+		fail "seal --no-embed-cert: exit $?"
 
-# (b) detached: the manifest is all the signer sees
-cp img before.img
-"$E2VERITY" seal -n -q --for-builtin-sig --manifest=digests.txt img /b/x /b/sub/y ||
-	fail "seal -n --manifest: exit $?"
-check "seal -n --manifest left the image alone" cmp -s before.img img
-smime_sign_digests digests.txt sigs dsigner.crt dsigner.key
-same "manifest lines" "$(wc -l <digests.txt | tr -d ' ')" 2
-"$E2VERITY" seal -q --signatures-from=sigs --cert=dsigner.crt img /b/x /b/sub/y ||
-	fail "seal --signatures-from: exit $?"
-"$E2VERITY" seal -q img /unsigned || fail "seal /unsigned: exit $?"
+	# (b) detached: the manifest is all the signer sees
+	cp img before.img
+	"$E2VERITY" seal -n -q --for-builtin-sig --manifest=digests.txt img /b/x /b/sub/y ||
+		fail "seal -n --manifest: exit $?"
+	check "seal -n --manifest left the image alone" cmp -s before.img img
+	smime_sign_digests digests.txt sigs dsigner.crt dsigner.key
+	same "manifest lines" "$(wc -l <digests.txt | tr -d ' ')" 2
+	"$E2VERITY" seal -q --signatures-from=sigs --cert=dsigner.crt img /b/x /b/sub/y ||
+		fail "seal --signatures-from: exit $?"
+	"$E2VERITY" seal -q img /unsigned || fail "seal /unsigned: exit $?"
 
-# (c) sealed at build time without a signature, signed in a later step: the descriptor alone
-"$E2VERITY" seal -q img /c/late /c/dlate || fail "seal /c without signatures: exit $?"
-"$E2VERITY" seal -q --key=signer.key --cert=signer.crt img /c/late ||
-	fail "seal --key on the sealed /c/late: exit $?"
-"$E2VERITY" seal -n -q --for-builtin-sig --manifest=late.txt img /c/dlate ||
-	fail "seal -n --manifest of the sealed /c/dlate: exit $?"
-smime_sign_digests late.txt lsigs dsigner.crt dsigner.key
-"$E2VERITY" seal -q --signatures-from=lsigs --cert=dsigner.crt img /c/dlate ||
-	fail "seal --signatures-from on the sealed /c/dlate: exit $?"
-if e2fsck -fn img >fsck.out 2>&1; then pass "e2fsck -fn clean"; else fail "e2fsck: $(cat fsck.out)"; fi
+	# (c) sealed at build time without a signature, signed in a later step: the descriptor alone
+	"$E2VERITY" seal -q img /c/late /c/dlate || fail "seal /c without signatures: exit $?"
+	"$E2VERITY" seal -q --key=signer.key --cert=signer.crt img /c/late ||
+		fail "seal --key on the sealed /c/late: exit $?"
+	"$E2VERITY" seal -n -q --for-builtin-sig --manifest=late.txt img /c/dlate ||
+		fail "seal -n --manifest of the sealed /c/dlate: exit $?"
+	smime_sign_digests late.txt lsigs dsigner.crt dsigner.key
+	"$E2VERITY" seal -q --signatures-from=lsigs --cert=dsigner.crt img /c/dlate ||
+		fail "seal --signatures-from on the sealed /c/dlate: exit $?"
+	if e2fsck -fn img >fsck.out 2>&1; then pass "e2fsck -fn clean"; else fail "e2fsck: $(cat fsck.out)"; fi
 
-# e2verity check agrees with what the kernel is about to say
-"$E2VERITY" check --ca=ca.crt img /a/one /a/two /c/late >chk.out 2>&1
-same "check --ca=ca.crt accepts /a/one /a/two /c/late" "$?" 0
-"$E2VERITY" check --ca=ca.crt img /a/other >chk.out 2>&1
-same "check --ca=ca.crt flags /a/other" "$? $(grep -o 'SIG_UNTRUSTED' chk.out)" "4 SIG_UNTRUSTED"
-"$E2VERITY" check --cert=dsigner.crt img /b/x /b/sub/y >chk.out 2>&1
-same "check --cert=dsigner.crt accepts the detached signatures" "$?" 0
+	# e2verity check agrees with what the kernel is about to say
+	"$E2VERITY" check --ca=ca.crt img /a/one /a/two /c/late >chk.out 2>&1
+	same "check --ca=ca.crt accepts /a/one /a/two /c/late" "$?" 0
+	"$E2VERITY" check --ca=ca.crt img /a/other >chk.out 2>&1
+	same "check --ca=ca.crt flags /a/other" "$? $(grep -o 'SIG_UNTRUSTED' chk.out)" "4 SIG_UNTRUSTED"
+	"$E2VERITY" check --cert=dsigner.crt img /b/x /b/sub/y >chk.out 2>&1
+	same "check --cert=dsigner.crt accepts the detached signatures" "$?" 0
+	kh_prep_save
+fi
 
 cat >guest.sh <<'GUEST'
 mount_image /dev/vda /mnt ro
