@@ -316,6 +316,31 @@ struct e2verity_measurement {
  */
 errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity_measurement *m);
 
+/*
+ * e2verity_measure_inodes()' callback: the measurement of @inos[@index], or
+ * the error e2verity_measure_inode() would return for it (then @m is zeroed)
+ */
+typedef void (*e2verity_measure_fn)(void *ctx, size_t index, errcode_t err,
+				    const struct e2verity_measurement *m);
+
+/**
+ * e2verity_measure_inodes() - e2verity_measure_inode() of many inodes at once
+ * @fs: open filesystem
+ * @inos: the inodes (one may come more than once)
+ * @count: how many
+ * @fn: called once for each index, in the order the files are read
+ * @ctx: for @fn
+ *
+ * The same results, in fewer reads: the descriptors of a batch of files are
+ * read together, in the order they lie in the image, where a small file's
+ * descriptor is a read of its own.  On a filesystem opened read-write, the
+ * inodes are measured one by one, through libext2fs' cache.
+ *
+ * Return: 0, or E2VERITY_ET_NO_MEMORY before @fn was called.
+ */
+errcode_t e2verity_measure_inodes(ext2_filsys fs, const ext2_ino_t *inos, size_t count,
+				  e2verity_measure_fn fn, void *ctx);
+
 /* e2verity_read_metadata() types: the numbers of FS_VERITY_METADATA_TYPE_* */
 #define E2VERITY_METADATA_MERKLE_TREE 1
 #define E2VERITY_METADATA_DESCRIPTOR 2

@@ -382,6 +382,23 @@ static errcode_t e2v_meta_region(struct e2v_ext4_file *f, uint64_t offset, size_
 	return 0;
 }
 
+int e2v_ext4_meta_span(const struct e2v_ext4_file *f, uint64_t *pos, size_t *len)
+{
+	const unsigned int bs = f->fs->blocksize;
+	const struct e2v_extent *last = e2v_ext4_last_extent(f);
+	uint64_t start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN), end;
+
+	if (!f->direct || !last || last->uninit)
+		return 0;
+	end = (last->lblk + last->len) * (uint64_t)bs;
+	/* what e2v_meta_region() reads whole, and in the last extent alone */
+	if (end <= start || end - start > E2V_META_WHOLE || start < last->lblk * (uint64_t)bs)
+		return 0;
+	*pos = f->base + (last->pblk + (start / bs - last->lblk)) * (uint64_t)bs;
+	*len = end - start;
+	return 1;
+}
+
 errcode_t e2v_ext4_file_read(struct e2v_ext4_file *f, void *buf, size_t count, uint64_t offset)
 {
 	const uint8_t *bytes;

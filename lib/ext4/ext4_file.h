@@ -62,6 +62,14 @@ int e2v_fs_image_fd(ext2_filsys fs, uint64_t *base);
 int e2v_ext4_file_read_direct(struct e2v_ext4_file *f, int fd, uint64_t base);
 
 /*
+ * Where the metadata region of @f (read directly) lies in the image file, when
+ * its first use reads it whole in one read: @len bytes at byte @pos.  A batch
+ * of files reads such regions together and hands each its bytes (@preload).
+ * 0: it is read as usual.
+ */
+int e2v_ext4_meta_span(const struct e2v_ext4_file *f, uint64_t *pos, size_t *len);
+
+/*
  * Opens an inode for reading.  Fails with E2VERITY_ET_NOT_REGULAR,
  * E2VERITY_ET_INLINE_DATA or E2VERITY_ET_NO_EXTENTS for inodes whose data
  * is not in extents, and with an E2VERITY_ET_EXTENT_* error for an extent

@@ -60,11 +60,15 @@ void cli_manifest_free(struct cli_manifest *mf)
 	memset(mf, 0, sizeof(*mf));
 }
 
-static int cli_entry_cmp(const void *a, const void *b)
+/*
+ * The targets by the bytes of their paths, as `LC_ALL=C sort`: the order cannot
+ * depend on a locale.  They are sorted before the entries are made from them:
+ * an entry, with its measurement, is large to move.
+ */
+static int cli_target_cmp(const void *a, const void *b)
 {
-	const struct cli_manifest_entry *x = a, *y = b;
+	const struct cli_target *x = a, *y = b;
 
-	/* bytes, as `LC_ALL=C sort`: the order cannot depend on a locale */
 	return strcmp(x->path, y->path);
 }
 
@@ -85,6 +89,7 @@ errcode_t cli_manifest_collect(ext2_filsys fs, const char *image, ext2fs_inode_b
 		err = EXT2_ET_DIR_CORRUPTED; /* each unreadable directory was reported */
 	if (err)
 		goto out;
+	qsort(sel.v, sel.n, sizeof(*sel.v), cli_target_cmp);
 	mf->v = calloc(sel.n ? sel.n : 1, sizeof(*mf->v));
 	if (!mf->v) {
 		err = ENOMEM;
@@ -96,7 +101,6 @@ errcode_t cli_manifest_collect(ext2_filsys fs, const char *image, ext2fs_inode_b
 		sel.v[i].path = NULL;
 	}
 	mf->n = sel.n;
-	qsort(mf->v, mf->n, sizeof(*mf->v), cli_entry_cmp);
 out:
 	cli_select_free(&sel);
 	return err;
@@ -184,23 +188,66 @@ out:
 	return err;
 }
 
+/* qsort(): entries by inode number */
+static int cli_entry_ino_cmp(const void *a, const void *b)
+{
+	ext2_ino_t x = (*(struct cli_manifest_entry *const *)a)->ino;
+	ext2_ino_t y = (*(struct cli_manifest_entry *const *)b)->ino;
+
+	return x < y ? -1 : x > y;
+}
+
+/* e2verity_measure_inodes()' callback: @ctx the entries, by the index of their inode */
+static void cli_measured(void *ctx, size_t index, errcode_t err,
+			 const struct e2verity_measurement *m)
+{
+	struct cli_manifest_entry *e = ((struct cli_manifest_entry **)ctx)[index];
+
+	e->m = *m;
+	e->err = err;
+}
+
 unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf)
 {
+	struct cli_manifest_entry **reg = malloc((mf->n ? mf->n : 1) * sizeof(*reg));
+	ext2_ino_t *inos = malloc((mf->n ? mf->n : 1) * sizeof(*inos));
 	unsigned int bad = 0;
+	size_t nreg = 0;
+	errcode_t err;
 
 	for (size_t i = 0; i < mf->n; i++) {
 		struct cli_manifest_entry *e = &mf->v[i];
 		struct ext2_inode inode;
 
-		/* the names of one inode are next to each other only by chance: measure each */
 		e->err = ext2fs_read_inode(fs, e->ino, &inode);
 		/* a directory or a link is not "not sealed": say what it is */
 		if (!e->err && !LINUX_S_ISREG(inode.i_mode))
 			e->err = LINUX_S_ISDIR(inode.i_mode) ? EISDIR : E2VERITY_ET_NOT_REGULAR;
+		if (!e->err && !(reg && inos))
+			e->err = EXT2_ET_NO_MEMORY;
 		if (!e->err)
-			e->err = e2verity_measure_inode(fs, e->ino, &e->m);
-		if (!e->err)
-			cli_manifest_ima(fs, e);
+			reg[nreg++] = e;
+	}
+	/*
+	 * In one call, in inode order: the descriptors are read together, as
+	 * they lie in the image, not one read a file
+	 */
+	if (nreg) {
+		qsort(reg, nreg, sizeof(*reg), cli_entry_ino_cmp);
+		for (size_t i = 0; i < nreg; i++)
+			inos[i] = reg[i]->ino;
+		err = e2verity_measure_inodes(fs, inos, nreg, cli_measured, reg);
+		for (size_t i = 0; i < nreg; i++) {
+			if (err)
+				reg[i]->err = err;
+			else if (!reg[i]->err)
+				cli_manifest_ima(fs, reg[i]);
+		}
+	}
+	/* the names of one inode are next to each other only by chance: each is measured */
+	for (size_t i = 0; i < mf->n; i++) {
+		struct cli_manifest_entry *e = &mf->v[i];
+
 		if (e->err) {
 			cli_error(e->err, "while measuring '%s'%s", cli_name(e->path),
 				  e->err == E2VERITY_ET_NOT_REGULAR ? cli_file_kind(fs, e->ino)
@@ -208,6 +255,8 @@ unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf)
 			bad++;
 		}
 	}
+	free(inos);
+	free(reg);
 	return bad;
 }
 
