@@ -348,18 +348,29 @@ static errcode_t e2v_read_mapped(struct e2v_ext4_file *f, void *buf, size_t coun
  * use: its size word, descriptor and tree come from one read instead of three.
  * *@bytes NULL: read them as usual.
  */
+/*
+ * The metadata region [@start, @end) of @f when it is read whole at its first
+ * use (read directly, and small): 1, else 0
+ */
+static int e2v_meta_whole(const struct e2v_ext4_file *f, uint64_t *start, uint64_t *end)
+{
+	const struct e2v_extent *last = e2v_ext4_last_extent(f);
+
+	*start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN);
+	if (!f->direct || !last)
+		return 0;
+	*end = (last->lblk + last->len) * (uint64_t)f->fs->blocksize;
+	return *end > *start && *end - *start <= E2V_META_WHOLE;
+}
+
 static errcode_t e2v_meta_region(struct e2v_ext4_file *f, uint64_t offset, size_t count,
 				 const uint8_t **bytes)
 {
-	const struct e2v_extent *last = e2v_ext4_last_extent(f);
-	uint64_t start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN), end;
+	uint64_t start, end;
 	errcode_t err;
 
 	*bytes = NULL;
-	if (!f->direct || !last)
-		return 0;
-	end = (last->lblk + last->len) * (uint64_t)f->fs->blocksize;
-	if (end <= start || end - start > E2V_META_WHOLE || offset < start || offset > end ||
+	if (!e2v_meta_whole(f, &start, &end) || offset < start || offset > end ||
 	    count > end - offset)
 		return 0;
 	if (!f->meta) {
@@ -386,13 +397,10 @@ int e2v_ext4_meta_span(const struct e2v_ext4_file *f, uint64_t *pos, size_t *len
 {
 	const unsigned int bs = f->fs->blocksize;
 	const struct e2v_extent *last = e2v_ext4_last_extent(f);
-	uint64_t start = e2v_round_up(f->size, E2VERITY_EXT4_METADATA_ALIGN), end;
+	uint64_t start, end;
 
-	if (!f->direct || !last || last->uninit)
-		return 0;
-	end = (last->lblk + last->len) * (uint64_t)bs;
 	/* what e2v_meta_region() reads whole, and in the last extent alone */
-	if (end <= start || end - start > E2V_META_WHOLE || start < last->lblk * (uint64_t)bs)
+	if (!e2v_meta_whole(f, &start, &end) || last->uninit || start < last->lblk * (uint64_t)bs)
 		return 0;
 	*pos = f->base + (last->pblk + (start / bs - last->lblk)) * (uint64_t)bs;
 	*len = end - start;

@@ -8,33 +8,51 @@
 
 #include "measure.h"
 
-/*
- * Opens a sealed inode and decodes its metadata as the kernel does when it
- * opens a verity file: located by the size word, every field valid, data_size
- * equal to i_size.
- */
-errcode_t e2v_open_sealed(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
-			  struct e2v_ext4_file *f, struct e2v_verity_meta *m)
+/* Opens inode @ino, which must have the verity flag, to read its extents */
+static errcode_t e2v_open_verity(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				 struct e2v_ext4_file *f)
 {
 	struct ext2_inode inode;
 	errcode_t err;
 
-	memset(m, 0, sizeof(*m));
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;
 	if (!(inode.i_flags & EXT4_VERITY_FL))
 		return E2VERITY_ET_NOT_SEALED;
-	err = e2v_ext4_file_open_in(fs, zone, ino, f);
-	if (err)
-		return err;
+	return e2v_ext4_file_open_in(fs, zone, ino, f);
+}
+
+/*
+ * Decodes the metadata of @f, opened, as the kernel does when it opens a
+ * verity file: located by the size word, every field valid, data_size equal
+ * to i_size.  On an error @m is freed.
+ */
+static errcode_t e2v_read_sealed(struct e2v_ext4_file *f, struct e2v_verity_meta *m)
+{
+	errcode_t err;
+
+	memset(m, 0, sizeof(*m));
 	err = e2v_verity_meta_read(f, m);
 	if (!err && m->desc.data_size != f->size)
 		err = E2VERITY_ET_CORRUPT;
-	if (err) {
+	if (err)
 		e2v_verity_meta_free(m);
+	return err;
+}
+
+errcode_t e2v_open_sealed(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+			  struct e2v_ext4_file *f, struct e2v_verity_meta *m)
+{
+	errcode_t err;
+
+	memset(m, 0, sizeof(*m));
+	err = e2v_open_verity(fs, zone, ino, f);
+	if (err)
+		return err;
+	err = e2v_read_sealed(f, m);
+	if (err)
 		e2v_ext4_file_close(f);
-	}
 	return err;
 }
 
@@ -45,28 +63,7 @@ static errcode_t e2v_measure_file(struct e2v_ext4_file *f, struct e2verity_measu
 	errcode_t err;
 
 	memset(m, 0, sizeof(*m));
-	memset(&meta, 0, sizeof(meta));
-	err = e2v_verity_meta_read(f, &meta);
-	if (!err && meta.desc.data_size != f->size)
-		err = E2VERITY_ET_CORRUPT;
-	if (!err) {
-		m->desc = meta.desc;
-		m->layout = meta.layout;
-		m->digest_size = e2verity_hash_alg_by_num(meta.desc.hash_algorithm)->digest_size;
-		err = e2verity_descriptor_digest(&meta.desc, m->digest);
-	}
-	e2v_verity_meta_free(&meta);
-	return err;
-}
-
-errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity_measurement *m)
-{
-	struct e2v_ext4_file f;
-	struct e2v_verity_meta meta;
-	errcode_t err;
-
-	memset(m, 0, sizeof(*m));
-	err = e2v_open_sealed(fs, NULL, ino, &f, &meta);
+	err = e2v_read_sealed(f, &meta);
 	if (err)
 		return err;
 	m->desc = meta.desc;
@@ -74,6 +71,19 @@ errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity
 	m->digest_size = e2verity_hash_alg_by_num(meta.desc.hash_algorithm)->digest_size;
 	err = e2verity_descriptor_digest(&meta.desc, m->digest);
 	e2v_verity_meta_free(&meta);
+	return err;
+}
+
+errcode_t e2verity_measure_inode(ext2_filsys fs, ext2_ino_t ino, struct e2verity_measurement *m)
+{
+	struct e2v_ext4_file f;
+	errcode_t err;
+
+	memset(m, 0, sizeof(*m));
+	err = e2v_open_verity(fs, NULL, ino, &f);
+	if (err)
+		return err;
+	err = e2v_measure_file(&f, m);
 	e2v_ext4_file_close(&f);
 	return err;
 }
@@ -109,13 +119,7 @@ static int e2v_slot_pos_cmp(const void *a, const void *b)
 static void e2v_measure_open(ext2_filsys fs, ext2_ino_t ino, int fd, uint64_t base,
 			     struct e2v_measure_slot *s)
 {
-	struct ext2_inode inode;
-
-	s->err = ext2fs_read_inode(fs, ino, &inode);
-	if (!s->err && !(inode.i_flags & EXT4_VERITY_FL))
-		s->err = E2VERITY_ET_NOT_SEALED;
-	if (!s->err)
-		s->err = e2v_ext4_file_open_in(fs, NULL, ino, &s->f);
+	s->err = e2v_open_verity(fs, NULL, ino, &s->f);
 	if (s->err)
 		return;
 	if (e2v_ext4_file_read_direct(&s->f, fd, base) &&
