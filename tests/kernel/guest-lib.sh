@@ -89,10 +89,42 @@ enable()
 	fi
 }
 
-# e2v_list [PATH...] - the paths into /tmp/e2v.todo, one a line (e2v_paths)
-e2v_list()
+# e2v_with_list FN [PATH...] - FN with the paths (e2v_paths) as its arguments, when there are any.
+# A path is one word: the list is split at newlines only (a path may have blanks: the sample
+# image's do), without globbing.
+e2v_with_list()
 {
+	_fn=$1
+	shift
 	e2v_paths "$@" >/tmp/e2v.todo
+	set -f
+	IFS='
+'
+	# shellcheck disable=SC2046 # split at newlines (IFS), unglobbed
+	set -- $(cat /tmp/e2v.todo)
+	unset IFS
+	set +f
+	[ $# -eq 0 ] || "$_fn" "$@"
+}
+
+# e2v_walk OUT FOUND MISSING PATH... - for each PATH in order: "FOUND PATH VALUE" when OUT's next
+# line is "VALUE PATH" (a tool's line for each file it could read, in the order of its
+# arguments), else "MISSING PATH" (the file alone, for what went wrong)
+e2v_walk()
+{
+	_found=$2 _missing=$3
+	exec 3<"$1"
+	shift 3
+	read -r _v _q <&3 || _q=
+	for _p in "$@"; do
+		if [ "$_q" = "$_p" ]; then
+			"$_found" "$_p" "$_v"
+			read -r _v _q <&3 || _q=
+		else
+			"$_missing" "$_p"
+		fi
+	done
+	exec 3<&-
 }
 
 # measure_all [PATH...] -> "MEASURE <path> <alg>:<hex>" | "MEASURE <path> ERR <ERRNO> <msg>"
@@ -101,15 +133,11 @@ e2v_list()
 # measure: that one is reported with its error, and a new run takes the rest.
 measure_all()
 {
-	e2v_list "$@"
-	set -f
-	IFS='
-'
-	# shellcheck disable=SC2046 # a path a word: split at newlines only (a path may have blanks:
-	# the sample image's do), without globbing
-	set -- $(cat /tmp/e2v.todo)
-	unset IFS
-	set +f
+	e2v_with_list e2v_measure_list "$@"
+}
+
+e2v_measure_list()
+{
 	while [ $# -gt 0 ]; do
 		_rc=0
 		fsverity measure "$@" >/tmp/e2v.m 2>/tmp/e2v.err || _rc=$?
@@ -154,29 +182,20 @@ hash_one()
 # which says where the reads stop
 hash_all()
 {
-	e2v_list "$@"
-	set -f
-	IFS='
-'
-	# shellcheck disable=SC2046 # a path a word: split at newlines only (a path may have blanks:
-	# the sample image's do), without globbing
-	set -- $(cat /tmp/e2v.todo)
-	unset IFS
-	set +f
-	[ $# -gt 0 ] || return 0
+	e2v_with_list e2v_hash_list "$@"
+}
+
+e2v_hash_list()
+{
 	# its lines "<hex>  <path>", in the order of the arguments, none for a file it could not read
 	sha256sum "$@" >/tmp/e2v.sums 2>/dev/null
-	exec 3</tmp/e2v.sums
-	read -r _h _q <&3 || _q=
-	for _p in "$@"; do
-		if [ "$_q" = "$_p" ]; then
-			echo "SHA256 $_p $_h"
-			read -r _h _q <&3 || _q=
-		else
-			hash_one "$_p"
-		fi
-	done
-	exec 3<&-
+	e2v_walk /tmp/e2v.sums e2v_hashed hash_one "$@"
+}
+
+# e2v_hashed PATH HEX - hash_one's line for a file read whole
+e2v_hashed()
+{
+	echo "SHA256 $1 $2"
 }
 
 # expect_eio [PATH...] -> "EXPECT_EIO <path> OK <block>" when reading fails with EIO (at <block>),
@@ -212,37 +231,34 @@ read_block()
 # One lsattr for them all; a file it has no line for is asked alone, for its error
 flags_all()
 {
-	e2v_list "$@"
-	set -f
-	IFS='
-'
-	# shellcheck disable=SC2046 # a path a word: split at newlines only (a path may have blanks:
-	# the sample image's do), without globbing
-	set -- $(cat /tmp/e2v.todo)
-	unset IFS
-	set +f
-	[ $# -gt 0 ] || return 0
+	e2v_with_list e2v_flags_list "$@"
+}
+
+e2v_flags_list()
+{
 	# its lines "<flags> <path>", in the order of the arguments
 	lsattr -d "$@" >/tmp/e2v.flags 2>/dev/null
-	exec 3</tmp/e2v.flags
-	read -r _bf _q <&3 || _q=
-	for _p in "$@"; do
-		if [ "$_q" = "$_p" ]; then
-			_f=$_bf
-			read -r _bf _q <&3 || _q=
-		elif ! _m=$(lsattr -d "$_p" 2>&1); then
-			echo "FLAGS $_p ERR $(e2v_errno "$_m") $(e2v_oneline "$_m")"
-			continue
-		else
-			_f=${_m%% *}
-		fi
-		_v=no
-		_i=no
-		case $_f in *V*) _v=yes ;; esac
-		case $_f in *i*) _i=yes ;; esac
-		echo "FLAGS $_p $_f verity=$_v immutable=$_i"
-	done
-	exec 3<&-
+	e2v_walk /tmp/e2v.flags e2v_flags_line e2v_flags_one "$@"
+}
+
+# e2v_flags_one PATH - lsattr of PATH alone: its flags line, or its error
+e2v_flags_one()
+{
+	if _m=$(lsattr -d "$1" 2>&1); then
+		e2v_flags_line "$1" "${_m%% *}"
+	else
+		echo "FLAGS $1 ERR $(e2v_errno "$_m") $(e2v_oneline "$_m")"
+	fi
+}
+
+# e2v_flags_line PATH FLAGS - the FLAGS line of PATH, with lsattr's flags FLAGS
+e2v_flags_line()
+{
+	_fv=no
+	_fi=no
+	case $2 in *V*) _fv=yes ;; esac
+	case $2 in *i*) _fi=yes ;; esac
+	echo "FLAGS $1 $2 verity=$_fv immutable=$_fi"
 }
 
 # size_all [PATH...] -> "SIZE <path> <st_size>" | "SIZE <path> ERR <ERRNO> <msg>"
