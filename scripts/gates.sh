@@ -137,18 +137,12 @@ gate_scan_build()
 		# the reports of every step are counted at the end, a build failure stops the gate
 		scan-build -o "$work/scan-report" make -j"$(nproc)" >build.log 2>&1 ||
 			{ tail -n 30 build.log >&2; exit 1; }
-		# the fault-injecting command is the command's sources compiled again with
-		# -DCLI_FAULT_IO, which only names another io manager: built without the analyzer,
-		# which has read those sources once already; fault_io.c, its own file, is analyzed
-		# alone below
-		make -j"$(nproc)" CC="${CC:-cc}" tests/helpers/e2verity-fault >fault.log 2>&1 ||
-			{ tail -n 30 fault.log >&2; exit 1; }
 		scan-build -o "$work/scan-report" make -j"$(nproc)" check TESTS= >check.log 2>&1 ||
 			{ tail -n 30 check.log >&2; exit 1; }
 		# what make builds elsewhere: the fuzz harnesses (tests/fuzz/fuzz.sh) and the package
-		# test's program (tests/pkg/deb.sh), compiled alone; and the fault helper's own file
+		# test's program (tests/pkg/deb.sh), compiled alone
 		for f in tests/fuzz/fuzz_descriptor.c tests/fuzz/fuzz_signature.c \
-			tests/fuzz/fuzz_image.c tests/pkg/use-lib.c tests/helpers/fault_io.c; do
+			tests/fuzz/fuzz_image.c tests/pkg/use-lib.c; do
 			# shellcheck disable=SC2046 # pkg-config's flags are words
 			scan-build -o "$work/scan-report" cc -c -I. -Ilib -Isrc -DCLI_FAULT_IO \
 				$(pkg-config --cflags ext2fs com_err libcrypto) "$f" \

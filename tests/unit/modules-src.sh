@@ -29,7 +29,9 @@ n=0
 while read -r c; do
 	m=$(basename "$c" .c)
 	rel=${c#"$src"/}
-	o=$obj/$(dirname "$rel")/e2verity-$m.o
+	# in the command's library (src/Makemodule.am), or one of the command's own two
+	o=$obj/$(dirname "$rel")/libe2verity_cli_a-$m.o
+	[ -e "$o" ] || o=$obj/$(dirname "$rel")/e2verity-$m.o
 	[ -e "$o" ] || continue
 	n=$((n + 1))
 	nm "$o" | awk -v m="$m" '$2 ~ /^[TDRBV]$/ && $3 !~ /^__/ { print $3, m }' >>"$T_TMP/defs"
