@@ -16,6 +16,8 @@ cd "$(dirname "$0")/.."
 src=$PWD
 sh scripts/install-deps.sh
 sh scripts/build.sh
+# the fault helper of the plain build too: the crash tests' kill cuts run it (tests/image/image-lib.sh)
+make tests/helpers/e2verity-fault >/dev/null
 # the static gates run beside the sanitizer build and the suite, at a lower priority: they fill
 # the cores the tests leave idle (a kernel boot's single thread, the suite's last long test), and
 # their output is printed once they are done

@@ -102,12 +102,14 @@ repair_cuts()
 	repair_judge "$rc_name: uncut" count.img "$rc_rec"
 	total=$(tail -n 1 writes.log)
 	[ "$total" -gt 5 ] || { fail "$rc_name: only '$total' writes counted"; return; }
+	# the images judged in this run, by their content (image-lib.sh)
+	# shellcheck disable=SC2034 # read by cut_judged (image-lib.sh)
+	CUT_SEEN=
 	for mode in $rc_modes; do
 		n=1
 		while [ "$n" -le "$total" ]; do
 			cp damaged.img cut.img
-			E2VERITY_FAULT_AT=$n E2VERITY_FAULT_MODE=$mode \
-				"$FAULT" check "$@" cut.img >cut.out 2>cut.err
+			fault_cut "$mode" "$n" check "$@" cut.img >cut.out 2>cut.err
 			rc=$?
 			if [ "$mode" = fail ] && [ $((rc & 8)) -eq 0 ]; then
 				fail "$rc_name: write $n failing: exit $rc, want the operational error bit 8"
@@ -117,7 +119,8 @@ repair_cuts()
 				grep -q '^Filesystem state: *clean$'; then
 				fail "$rc_name: SIGTERM at write $n left the image not clean"
 			fi
-			repair_judge "$rc_name: $mode at write $n of $total" cut.img "$rc_rec"
+			cut_key "$mode" "$rc" cut.img
+			cut_judge repair_judge "$rc_name: $mode at write $n of $total" cut.img "$rc_rec"
 			# every cut point killed; a failing write at every third one (E2V_CRASH_STRIDE
 			# thins both out, for slow builds such as the sanitizers')
 			if [ "$mode" = fail ]; then
