@@ -26,6 +26,16 @@ mkimg base.img files 200M -b 4096 -O verity || { fail "mke2fs"; finish; }
 check "e2fsck -fn clean before sealing" fsck_clean base.img
 
 SALT=00112233445566778899aabbccddeeff0011
+# fsverity digest reads the files from a copy on tmpfs where there is one: there a hole reads as
+# the zero page, where from ext4 each page of it is allocated and zeroed in the page cache first
+# (3 GiB: 2.4 s of CPU against 9.8). The bytes, and so the digests, are the same.
+fv_src=files
+if fv_shm=$(mktemp -d /dev/shm/e2verity-holes.XXXXXX 2>/dev/null); then
+	trap 'rm -rf "$T_TMP" "$fv_shm"' EXIT
+	if cp -r --sparse=always files/. "$fv_shm" 2>/dev/null; then
+		fv_src=$fv_shm
+	fi
+fi
 # fsverity digest reads every zero (seconds a file): each option set's digests once, then e2verity
 # on its default hashing and on OpenSSL's (E2VERITY_HASH=openssl, the path of CPUs without SHA-NI),
 # in this one test rather than a second run of it (OPENSSL_TESTS) that would read them all again
@@ -40,7 +50,7 @@ for opts in "" "--hash-alg=sha512 --salt=$SALT" "--block-size=1024 --salt=ab"; d
 			out="--out-merkle-tree=fv.$n/$f/tree --out-descriptor=fv.$n/$f/desc" ;;
 		esac
 		# shellcheck disable=SC2086
-		fsverity digest $opts $out "files/$f" >"fv.$n/$f/digest"
+		fsverity digest $opts $out "$fv_src/$f" >"fv.$n/$f/digest"
 		echo "$(cut -d' ' -f1 "fv.$n/$f/digest") /$f"
 	done >want.$n
 	for hash in "" openssl; do
