@@ -120,10 +120,11 @@ while [ "$cases" -lt "$COUNT" ]; do
 mount_image /dev/vda /mnt ro || exit 1
 load_cert /files/signer.der
 load_cert /files/ca.der
-while read -r n; do
-	hash_one "/mnt/$n"
-	measure_all "/mnt/$n"
-done </files/list
+# one sha256sum and one fsverity for the whole list: under TCG a process costs more than the
+# file it reads (hash_all and measure_all ask a file alone when the list's run has no line for it)
+sed 's|^|/mnt/|' /files/list >/tmp/paths
+hash_all </tmp/paths
+measure_all </tmp/paths
 true
 GUEST
 	rc=0
