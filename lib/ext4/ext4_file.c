@@ -33,14 +33,11 @@ static errcode_t e2v_load_extents(struct e2v_ext4_file *f)
 	return 0;
 }
 
-errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
+/* What an open checks and loads once @f->inode holds the inode */
+static errcode_t e2v_ext4_file_load(struct e2v_ext4_file *f)
 {
 	struct ext2_inode *inode = EXT2_INODE(&f->inode);
-	errcode_t err;
 
-	err = ext2fs_read_inode_full(f->fs, f->ino, inode, sizeof(f->inode));
-	if (err)
-		return err;
 	f->size = EXT2_I_SIZE(inode);
 	free(f->meta_buf);
 	f->meta_buf = NULL;
@@ -55,6 +52,14 @@ errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
 	if (!(inode->i_flags & EXT4_EXTENTS_FL))
 		return E2VERITY_ET_NO_EXTENTS;
 	return e2v_load_extents(f);
+}
+
+errcode_t e2v_ext4_file_reload(struct e2v_ext4_file *f)
+{
+	errcode_t err;
+
+	err = ext2fs_read_inode_full(f->fs, f->ino, EXT2_INODE(&f->inode), sizeof(f->inode));
+	return err ? err : e2v_ext4_file_load(f);
 }
 
 errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_file *f)
@@ -79,6 +84,22 @@ errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zo
 
 	e2v_ext4_file_init(f, fs, zone, ino);
 	err = e2v_ext4_file_reload(f);
+	if (err)
+		e2v_ext4_file_close(f);
+	else
+		f->open = 1;
+	return err;
+}
+
+errcode_t e2v_ext4_file_open_inode(ext2_filsys fs, const struct e2v_system_zone *zone,
+				   ext2_ino_t ino, const struct ext2_inode_large *inode,
+				   struct e2v_ext4_file *f)
+{
+	errcode_t err;
+
+	e2v_ext4_file_init(f, fs, zone, ino);
+	f->inode = *inode;
+	err = e2v_ext4_file_load(f);
 	if (err)
 		e2v_ext4_file_close(f);
 	else

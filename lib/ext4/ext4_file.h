@@ -79,6 +79,10 @@ errcode_t e2v_ext4_file_open(ext2_filsys fs, ext2_ino_t ino, struct e2v_ext4_fil
 /* The same, with blocks tested against @zone (or NULL: a zone made for each read of the tree) */
 errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
 				struct e2v_ext4_file *f);
+/* The same, from @inode as the caller read it (ext2fs_read_inode_full()): one read, not two */
+errcode_t e2v_ext4_file_open_inode(ext2_filsys fs, const struct e2v_system_zone *zone,
+				   ext2_ino_t ino, const struct ext2_inode_large *inode,
+				   struct e2v_ext4_file *f);
 void e2v_ext4_file_close(struct e2v_ext4_file *f);
 /*
  * Opens @f as e2v_ext4_file_open_in() did before, with no fault, from what it

@@ -170,7 +170,7 @@ static int cli_diff_image(struct cli_diff_run *c, int side)
 		cli_error(err, "while listing the sealed files of '%s'", cli_name(image));
 		goto out;
 	}
-	cli_manifest_measure(fs, &mf);
+	cli_manifest_measure(fs, &mf, 0);
 	failed = calloc(mf.n + 1, sizeof(*failed));
 	if (!failed) {
 		cli_error(ENOMEM, "while reading '%s'", cli_name(image));

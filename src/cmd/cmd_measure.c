@@ -207,7 +207,8 @@ int cmd_measure(const struct cli_command *cmd, int argc, char *argv[])
 		status = CLI_EXIT_FAILURE;
 		goto out;
 	}
-	if (cli_manifest_measure(fs, &mf))
+	/* what security.ima holds is in the JSON form only: not read for the others */
+	if (cli_manifest_measure(fs, &mf, c.format == CLI_MANIFEST_JSON && !c.ipe))
 		status = CLI_EXIT_FAILURE;
 	if (c.ipe)
 		status = cli_measure_ipe(&c, &mf, status);

@@ -207,7 +207,18 @@ static void cli_measured(void *ctx, size_t index, errcode_t err,
 	e->err = err;
 }
 
-unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf)
+/* A file measure_inodes() refused as unsealed or not regular: a directory or a link says what it is */
+static errcode_t cli_not_measured(ext2_filsys fs, ext2_ino_t ino, errcode_t err)
+{
+	struct ext2_inode inode;
+
+	if ((err != E2VERITY_ET_NOT_SEALED && err != E2VERITY_ET_NOT_REGULAR) ||
+	    ext2fs_read_inode(fs, ino, &inode) || LINUX_S_ISREG(inode.i_mode))
+		return err;
+	return LINUX_S_ISDIR(inode.i_mode) ? EISDIR : E2VERITY_ET_NOT_REGULAR;
+}
+
+unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf, int with_ima)
 {
 	struct cli_manifest_entry **reg = malloc((mf->n ? mf->n : 1) * sizeof(*reg));
 	ext2_ino_t *inos = malloc((mf->n ? mf->n : 1) * sizeof(*inos));
@@ -216,17 +227,9 @@ unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf)
 	errcode_t err;
 
 	for (size_t i = 0; i < mf->n; i++) {
-		struct cli_manifest_entry *e = &mf->v[i];
-		struct ext2_inode inode;
-
-		e->err = ext2fs_read_inode(fs, e->ino, &inode);
-		/* a directory or a link is not "not sealed": say what it is */
-		if (!e->err && !LINUX_S_ISREG(inode.i_mode))
-			e->err = LINUX_S_ISDIR(inode.i_mode) ? EISDIR : E2VERITY_ET_NOT_REGULAR;
-		if (!e->err && !(reg && inos))
-			e->err = EXT2_ET_NO_MEMORY;
-		if (!e->err)
-			reg[nreg++] = e;
+		mf->v[i].err = reg && inos ? 0 : EXT2_ET_NO_MEMORY;
+		if (!mf->v[i].err)
+			reg[nreg++] = &mf->v[i];
 	}
 	/*
 	 * In one call, in inode order: the descriptors are read together, as
@@ -240,7 +243,9 @@ unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf)
 		for (size_t i = 0; i < nreg; i++) {
 			if (err)
 				reg[i]->err = err;
-			else if (!reg[i]->err)
+			else if (reg[i]->err)
+				reg[i]->err = cli_not_measured(fs, reg[i]->ino, reg[i]->err);
+			else if (with_ima)
 				cli_manifest_ima(fs, reg[i]);
 		}
 	}

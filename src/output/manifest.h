@@ -38,8 +38,12 @@ errcode_t cli_manifest_collect(ext2_filsys fs, const char *image, ext2fs_inode_b
 			       struct cli_manifest *mf);
 /* Appends one entry (in the caller's order). */
 errcode_t cli_manifest_add(struct cli_manifest *mf, const char *path, ext2_ino_t ino);
-/* Reads the stored descriptor of every entry; returns how many failed (each reported). */
-unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf);
+/*
+ * Reads the stored descriptor of every entry, and with @with_ima what its
+ * security.ima holds (the JSON form lists it); returns how many failed (each
+ * reported).
+ */
+unsigned int cli_manifest_measure(ext2_filsys fs, struct cli_manifest *mf, int with_ima);
 /*
  * Writes the entries measured without error: lines by cli_digest_line() in
  * its @form, bare hex (of what a signature of @form signs), or one JSON
