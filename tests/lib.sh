@@ -262,12 +262,14 @@ put_random()
 # flip_at FILE OFFSET [XOR]: XOR one byte (default 0xff); fails unless it reads back changed
 flip_at()
 {
-	_fb=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	# od's number has blanks before it, which $((...)) and -eq read past: no tr (the crash
+	# tests and cases flip thousands of bytes, a process each counts)
+	_fb=$(od -An -tu1 -j "$2" -N1 "$1")
 	[ -n "$_fb" ] || return 1
+	_fb=$((_fb ^ ${3:-255}))
 	# shellcheck disable=SC2059
-	printf "$(printf '\\%03o' $((_fb ^ ${3:-255})))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-	[ "$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')" -eq $((_fb ^ ${3:-255})) ]
+	printf "$(printf '\\%03o' "$_fb")" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+	[ "$(od -An -tu1 -j "$2" -N1 "$1")" -eq "$_fb" ]
 }
 
 # ---- ext4 images (e2fsprogs as the oracle) --------------------------------------------------------
