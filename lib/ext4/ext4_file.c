@@ -77,13 +77,9 @@ static void e2v_ext4_file_init(struct e2v_ext4_file *f, ext2_filsys fs,
 	f->zone = zone;
 }
 
-errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
-				struct e2v_ext4_file *f)
+/* The end of an open that loaded @f, or failed with @err: @f open, or closed */
+static errcode_t e2v_ext4_file_opened(struct e2v_ext4_file *f, errcode_t err)
 {
-	errcode_t err;
-
-	e2v_ext4_file_init(f, fs, zone, ino);
-	err = e2v_ext4_file_reload(f);
 	if (err)
 		e2v_ext4_file_close(f);
 	else
@@ -91,20 +87,20 @@ errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zo
 	return err;
 }
 
+errcode_t e2v_ext4_file_open_in(ext2_filsys fs, const struct e2v_system_zone *zone, ext2_ino_t ino,
+				struct e2v_ext4_file *f)
+{
+	e2v_ext4_file_init(f, fs, zone, ino);
+	return e2v_ext4_file_opened(f, e2v_ext4_file_reload(f));
+}
+
 errcode_t e2v_ext4_file_open_inode(ext2_filsys fs, const struct e2v_system_zone *zone,
 				   ext2_ino_t ino, const struct ext2_inode_large *inode,
 				   struct e2v_ext4_file *f)
 {
-	errcode_t err;
-
 	e2v_ext4_file_init(f, fs, zone, ino);
 	f->inode = *inode;
-	err = e2v_ext4_file_load(f);
-	if (err)
-		e2v_ext4_file_close(f);
-	else
-		f->open = 1;
-	return err;
+	return e2v_ext4_file_opened(f, e2v_ext4_file_load(f));
 }
 
 void e2v_ext4_file_reopen(struct e2v_ext4_file *f, ext2_filsys fs,
