@@ -284,8 +284,16 @@ cut_key()
 cut_judged()
 {
 	[ -n "$CUT_KEY" ] || return 1
-	CUT_SAME=$(printf '%s\n' "$CUT_SEEN" | sed -n "s/^$CUT_KEY //p" | head -n 1)
-	[ -n "$CUT_SAME" ]
+	# by the shell's own matching: a cut is looked up hundreds of times a test, no process each
+	case $CUT_SEEN in
+	*"
+$CUT_KEY "*) ;;
+	*) return 1 ;;
+	esac
+	CUT_SAME=${CUT_SEEN#*"
+$CUT_KEY "}
+	CUT_SAME=${CUT_SAME%%"
+"*}
 }
 
 # cut_judge JUDGE NAME ARGS...: JUDGE NAME ARGS..., or a pass of NAME when its image was judged
